@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The whole test suite, as the README and CI run it: tools, build, lint, type-check, tests.
+# Ends with a line "N passed, N failed" summarising every vitest test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "tools: promtool, prometheus, alertmanager, amtool"
+if ! command -v promtool >/dev/null || ! command -v prometheus-alertmanager >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager >/dev/null
+  else
+    echo "promtool and prometheus-alertmanager are missing. Install them as root, then run again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus prometheus-alertmanager" >&2
+    exit 1
+  fi
+fi
+promtool --version | head -1
+
+step "build"
+npm run --silent build
+
+step "lint and type-check"
+npm run --silent lint
+npm run --silent typecheck
+
+step "tests"
+rm -f test-results/vitest.json
+status=0
+npx vitest run || status=$?
+
+if [ -f test-results/vitest.json ]; then
+  node -e '
+    const r = require("./test-results/vitest.json");
+    const skipped = r.numPendingTests + r.numTodoTests;
+    console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
+    if (r.numTotalTests === 0) process.exitCode = 1;
+  ' || status=1
+else
+  echo "0 passed, 1 failed"
+  status=1
+fi
+exit "$status"
