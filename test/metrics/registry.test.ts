@@ -1,0 +1,304 @@
+import { Registry, register as globalRegistry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
+import { createMetrics, knownLabelSets } from '../../src/metrics/registry.js';
+import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
+
+/**
+ * Contract §4, typed in again on purpose: the test compares the code against the contract, not
+ * the code against itself. Value sets are the ones the contract lists for each label.
+ */
+const CONTRACT: Array<{
+  name: string;
+  type: 'counter' | 'gauge' | 'histogram';
+  labels: string[];
+  values?: Record<string, string[]>;
+}> = [
+  {
+    name: 'isa_ping_attempts_total',
+    type: 'counter',
+    labels: ['environment', 'result'],
+    values: {
+      result: [
+        'ok',
+        'server_error',
+        'timeout',
+        'network_error',
+        'unauthorized',
+        'rate_limited',
+        'unexpected_status',
+        'invalid_body',
+      ],
+    },
+  },
+  { name: 'isa_ping_duration_seconds', type: 'histogram', labels: ['environment'] },
+  {
+    name: 'isa_ping_phase_duration_seconds',
+    type: 'histogram',
+    labels: ['environment', 'phase'],
+    values: { phase: ['connect', 'tls', 'processing', 'transfer', 'resolve'] },
+  },
+  { name: 'isa_ping_last_duration_seconds', type: 'gauge', labels: ['environment'] },
+  { name: 'isa_ping_last_attempt_timestamp_seconds', type: 'gauge', labels: ['environment'] },
+  { name: 'isa_ping_up', type: 'gauge', labels: ['environment'] },
+  {
+    name: 'isa_latency_threshold_seconds',
+    type: 'gauge',
+    labels: ['environment', 'level'],
+    values: { level: ['expected', 'warning', 'critical'] },
+  },
+  {
+    name: 'isa_lifecycle_runs_total',
+    type: 'counter',
+    labels: ['environment', 'result'],
+    values: {
+      result: [
+        'success',
+        'create_failed',
+        'qualify_failed',
+        'qualify_timeout',
+        'unexpected_outcome',
+        'close_failed',
+        'not_gone_after_close',
+        'unauthorized',
+        'rate_limited',
+        'address_validation_unavailable',
+        'error',
+      ],
+    },
+  },
+  {
+    name: 'isa_lifecycle_step_duration_seconds',
+    type: 'histogram',
+    labels: ['environment', 'step'],
+    values: { step: ['create', 'poll', 'get', 'close', 'verify_gone'] },
+  },
+  { name: 'isa_lifecycle_last_success_timestamp_seconds', type: 'gauge', labels: ['environment'] },
+  {
+    name: 'isa_qualify_outcomes_total',
+    type: 'counter',
+    labels: ['environment', 'status'],
+    values: { status: ['available', 'no_service', 'failed', 'timeout'] },
+  },
+  {
+    name: 'isa_qualify_polls_total',
+    type: 'counter',
+    labels: ['environment', 'status'],
+    values: { status: ['available', 'no_service', 'failed', 'pending', 'retry_later'] },
+  },
+  { name: 'isa_qualify_duration_seconds', type: 'histogram', labels: ['environment'] },
+  {
+    name: 'isa_contract_checks_total',
+    type: 'counter',
+    labels: ['environment', 'check', 'result'],
+    values: {
+      check: ['closed_session_gone', 'response_schema', 'session_token_header'],
+      result: ['pass', 'fail', 'error'],
+    },
+  },
+  {
+    name: 'isa_http_responses_total',
+    type: 'counter',
+    labels: ['environment', 'operation', 'code'],
+    values: {
+      operation: [
+        'ping',
+        'create_session',
+        'get_session',
+        'poll_services',
+        'close_session',
+        'verify_gone',
+      ],
+    },
+  },
+  { name: 'isa_synthetic_sessions_open', type: 'gauge', labels: ['environment'] },
+  {
+    name: 'isa_service_data_set_info',
+    type: 'gauge',
+    labels: ['environment', 'service_data_set'],
+  },
+  {
+    name: 'isa_checks_skipped_total',
+    type: 'counter',
+    labels: ['environment', 'check', 'reason'],
+    values: { check: ['ping', 'lifecycle'], reason: ['overlap', 'rate_limit_backoff', 'budget'] },
+  },
+  { name: 'isa_monitor_build_info', type: 'gauge', labels: ['version', 'revision', 'nodejs'] },
+];
+
+const DEFINITIONS = Object.values(METRICS) as MetricDefinition[];
+
+describe('createMetrics', () => {
+  it('registers every metric of contract §4 with its type and labels', async () => {
+    const { registry } = testMetrics();
+    const json = await registry.getMetricsAsJSON();
+    for (const contract of CONTRACT) {
+      const def = DEFINITIONS.find((d) => d.name === contract.name);
+      expect(def, contract.name).toBeDefined();
+      expect(def?.type, contract.name).toBe(contract.type);
+      expect([...(def?.labels ?? [])].sort(), contract.name).toEqual([...contract.labels].sort());
+      for (const [label, values] of Object.entries(contract.values ?? {})) {
+        expect([...(def?.knownValues?.[label] ?? [])].sort(), `${contract.name}{${label}}`).toEqual(
+          [...values].sort(),
+        );
+      }
+      const exported = json.find((m) => m.name === contract.name);
+      expect(exported?.type, contract.name).toBe(contract.type);
+    }
+  });
+
+  it('registers every definition, and nothing outside definitions.ts carries the isa_ prefix', async () => {
+    const { registry } = testMetrics();
+    const names = (await registry.getMetricsAsJSON()).map((m) => m.name).sort();
+    expect(names).toEqual(DEFINITIONS.map((d) => d.name).sort());
+    for (const def of DEFINITIONS) {
+      expect(def.name).toMatch(/^isa_[a-z0-9_]+$/);
+      if (def.type === 'counter') expect(def.name).toMatch(/_total$/);
+      else expect(def.name).not.toMatch(/_total$/);
+      if (def.name !== 'isa_monitor_build_info') expect(def.labels).toContain('environment');
+    }
+  });
+
+  it('gives every counter and histogram label a known value set, so all can start at 0', () => {
+    for (const def of DEFINITIONS.filter((d) => d.type !== 'gauge')) {
+      for (const label of def.labels.filter((l) => l !== 'environment')) {
+        expect(def.knownValues?.[label], `${def.name}{${label}}`).toBeDefined();
+      }
+    }
+  });
+
+  it('exports every known label combination as 0 from start-up', async () => {
+    const envs = ['production', 'sandbox'];
+    const { registry } = testMetrics(envs);
+    for (const def of DEFINITIONS.filter((d) => d.type !== 'gauge')) {
+      const expected = knownLabelSets(def, envs);
+      const perEnv = def.labels
+        .filter((l) => l !== 'environment')
+        .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
+      expect(expected, def.name).toHaveLength(envs.length * perEnv);
+      const sampleName = def.type === 'histogram' ? `${def.name}_count` : def.name;
+      const samples = (await samplesOf(registry, def.name)).filter(
+        (s) => (s.metricName ?? def.name) === sampleName,
+      );
+      expect(samples, def.name).toHaveLength(expected.length);
+      for (const labels of expected) {
+        expect(
+          await sampleValue(registry, def.name, labels, sampleName),
+          JSON.stringify(labels),
+        ).toBe(0);
+      }
+    }
+  });
+
+  it('zero-initialises histogram buckets too, so rate() over buckets works from the start', async () => {
+    const { registry } = testMetrics(['production']);
+    const buckets = (await samplesOf(registry, 'isa_ping_duration_seconds')).filter(
+      (s) => s.metricName === 'isa_ping_duration_seconds_bucket',
+    );
+    expect(buckets.map((b) => b.labels.le)).toEqual([...METRICS.pingDuration.buckets, '+Inf']);
+    expect(buckets.every((b) => b.value === 0)).toBe(true);
+  });
+
+  it('has ping buckets exactly at 0.1, 0.5 and 1 s reaching past the 10 s timeout, and qualify buckets at 30, 45 and 90 s', () => {
+    const ping: readonly number[] = METRICS.pingDuration.buckets;
+    for (const le of [0.1, 0.5, 1]) expect(ping).toContain(le);
+    expect(Math.max(...ping)).toBeGreaterThan(10);
+    const qualify: readonly number[] = METRICS.qualifyDuration.buckets;
+    for (const le of [30, 45, 90]) expect(qualify).toContain(le);
+  });
+
+  it('sets the configured thresholds, ping interval and build info', async () => {
+    const metrics = createMetrics({
+      environments: [
+        {
+          name: 'production',
+          thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
+          pingIntervalMs: 60_000,
+        },
+        {
+          name: 'sandbox',
+          thresholds: { expectedMs: 250, warningMs: 750, criticalMs: 2000 },
+          pingIntervalMs: 30_000,
+        },
+      ],
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    const r = metrics.registry;
+    const t = 'isa_latency_threshold_seconds';
+    expect(await sampleValue(r, t, { environment: 'production', level: 'expected' })).toBe(0.1);
+    expect(await sampleValue(r, t, { environment: 'production', level: 'warning' })).toBe(0.5);
+    expect(await sampleValue(r, t, { environment: 'production', level: 'critical' })).toBe(1);
+    expect(await sampleValue(r, t, { environment: 'sandbox', level: 'expected' })).toBe(0.25);
+    expect(await sampleValue(r, t, { environment: 'sandbox', level: 'critical' })).toBe(2);
+    expect(await sampleValue(r, 'isa_ping_interval_seconds', { environment: 'sandbox' })).toBe(30);
+    expect(await sampleValue(r, 'isa_ping_interval_seconds', { environment: 'production' })).toBe(
+      60,
+    );
+    expect(await samplesOf(r, 'isa_monitor_build_info')).toEqual([{ labels: BUILD, value: 1 }]);
+  });
+
+  it('starts sessions_open at 0 and leaves the last-event gauges absent until their first event', async () => {
+    const { registry } = testMetrics();
+    for (const env of ['production', 'sandbox']) {
+      expect(await sampleValue(registry, 'isa_synthetic_sessions_open', { environment: env })).toBe(
+        0,
+      );
+    }
+    for (const name of [
+      'isa_ping_up',
+      'isa_ping_last_duration_seconds',
+      'isa_ping_last_attempt_timestamp_seconds',
+      'isa_lifecycle_last_success_timestamp_seconds',
+      'isa_service_data_set_info',
+    ]) {
+      expect(await samplesOf(registry, name), name).toEqual([]);
+    }
+  });
+
+  it('adds process and Node.js metrics unless disabled', async () => {
+    const withDefaults = createMetrics({ environments: [environment('production')], build: BUILD });
+    const names = (await withDefaults.registry.getMetricsAsJSON()).map((m) => m.name);
+    expect(names).toContain('process_cpu_seconds_total');
+    expect(names).toContain('nodejs_eventloop_lag_p99_seconds');
+    const without = testMetrics();
+    const bare = (await without.registry.getMetricsAsJSON()).map((m) => m.name);
+    expect(bare.filter((n) => !n.startsWith('isa_'))).toEqual([]);
+  });
+
+  it('never touches the global registry, so several metric sets can coexist', async () => {
+    const before = (await globalRegistry.getMetricsAsJSON()).length;
+    const a = testMetrics();
+    const b = testMetrics();
+    a.pingAttempts.inc({ environment: 'production', result: 'ok' });
+    expect(
+      await sampleValue(b.registry, 'isa_ping_attempts_total', {
+        environment: 'production',
+        result: 'ok',
+      }),
+    ).toBe(0);
+    expect((await globalRegistry.getMetricsAsJSON()).length).toBe(before);
+  });
+
+  it('uses the registry it is given', () => {
+    const registry = new Registry();
+    const metrics = createMetrics({
+      environments: [environment('production')],
+      build: BUILD,
+      registry,
+      collectDefaultMetrics: false,
+    });
+    expect(metrics.registry).toBe(registry);
+    expect(registry.getSingleMetric('isa_ping_up')).toBe(metrics.pingUp);
+  });
+
+  it('rejects duplicate environment names instead of merging their series', () => {
+    expect(() =>
+      createMetrics({
+        environments: [environment('production'), environment('production')],
+        build: BUILD,
+        collectDefaultMetrics: false,
+      }),
+    ).toThrow(/duplicate environment name/);
+  });
+});
