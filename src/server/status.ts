@@ -1,0 +1,184 @@
+/**
+ * The status history behind `/api/status`: per environment and check, the latest run and a bounded
+ * list of recent runs with their steps, in the shape of `check --json`. Failures are kept longer
+ * than successes (more of them, for longer), because the failures are what on-call comes to read.
+ */
+import type { CheckResult } from '../checks/check.js';
+import { CHECK_NAMES } from '../checks/results.js';
+
+/** One step of a run as `check --json` and `/api/status` print it. */
+export interface CheckStepJson {
+  name: string;
+  method: string | null;
+  path: string | null;
+  status_code: number | null;
+  duration_ms: number;
+  request_id: string | null;
+  error: string | null;
+}
+
+/** The `check --json` document of one run (contract §1). */
+export interface CheckJson {
+  check: string;
+  environment: string;
+  outcome: 'pass' | 'fail';
+  reason: string | null;
+  latency_class: string | null;
+  qualify_status: string | null;
+  duration_ms: number;
+  /** ISO 8601 time the run started (null only if the Result carried no valid time). */
+  started_at: string | null;
+  steps: CheckStepJson[];
+  contract_checks: Array<{ check: string; result: string; detail: string | null }>;
+  service_data_set: string | null;
+}
+
+export interface CheckStatus {
+  /** The newest run, whatever its outcome; null before the first run. */
+  last: CheckJson | null;
+  /** Kept runs, newest first: the last successes and the (longer kept) last failures. */
+  runs: CheckJson[];
+}
+
+/** The `/api/status` document. */
+export interface StatusDocument {
+  generated_at: string;
+  environments: Record<string, Record<string, CheckStatus>>;
+}
+
+export interface StatusHistoryOptions {
+  /** Successful runs kept per environment and check; default 10. */
+  successesPerCheck?: number;
+  /** Failed runs kept per environment and check; default 50. */
+  failuresPerCheck?: number;
+  /** Failed runs older than this are dropped; default 24 hours. */
+  failureMaxAgeMs?: number;
+  /** Environments listed (with `last: null`) before their first run. */
+  environments?: readonly string[];
+  /** Wall clock in ms; injectable for tests. */
+  now?: () => number;
+}
+
+interface History {
+  last: CheckResult | null;
+  /** Newest first. */
+  successes: CheckResult[];
+  /** Newest first. */
+  failures: CheckResult[];
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Bounded in-memory history of check runs per environment and check. */
+export class StatusHistory {
+  private readonly successesPerCheck: number;
+  private readonly failuresPerCheck: number;
+  private readonly failureMaxAgeMs: number;
+  private readonly now: () => number;
+  /** environment → check → history; insertion order is the order of the document. */
+  private readonly histories = new Map<string, Map<string, History>>();
+
+  constructor(opts: StatusHistoryOptions = {}) {
+    this.successesPerCheck = nonNegative(opts.successesPerCheck ?? 10);
+    this.failuresPerCheck = nonNegative(opts.failuresPerCheck ?? 50);
+    this.failureMaxAgeMs = opts.failureMaxAgeMs ?? DAY_MS;
+    this.now = opts.now ?? Date.now;
+    for (const environment of opts.environments ?? []) {
+      for (const check of CHECK_NAMES) this.history(environment, check);
+    }
+  }
+
+  /** Adds one finished run. */
+  add(result: CheckResult): void {
+    const history = this.history(result.environment, result.check);
+    history.last = result;
+    if (result.outcome === 'pass') {
+      history.successes.unshift(result);
+      history.successes.length = Math.min(history.successes.length, this.successesPerCheck);
+    } else {
+      history.failures.unshift(result);
+      history.failures.length = Math.min(history.failures.length, this.failuresPerCheck);
+    }
+    this.dropOldFailures(history);
+  }
+
+  /** The `/api/status` document: a copy, safe to serialise while runs keep arriving. */
+  snapshot(): StatusDocument {
+    const environments: StatusDocument['environments'] = {};
+    for (const [environment, checks] of this.histories) {
+      const byCheck: Record<string, CheckStatus> = {};
+      for (const [check, history] of checks) {
+        this.dropOldFailures(history);
+        const runs = [...history.successes, ...history.failures].sort(
+          (a, b) => b.startedAt - a.startedAt,
+        );
+        byCheck[check] = {
+          last: history.last === null ? null : toCheckJson(history.last),
+          runs: runs.map(toCheckJson),
+        };
+      }
+      environments[environment] = byCheck;
+    }
+    return { generated_at: new Date(this.now()).toISOString(), environments };
+  }
+
+  private history(environment: string, check: string): History {
+    let checks = this.histories.get(environment);
+    if (checks === undefined) {
+      checks = new Map();
+      this.histories.set(environment, checks);
+    }
+    let history = checks.get(check);
+    if (history === undefined) {
+      history = { last: null, successes: [], failures: [] };
+      checks.set(check, history);
+    }
+    return history;
+  }
+
+  private dropOldFailures(history: History): void {
+    const oldest = this.now() - this.failureMaxAgeMs;
+    if (history.failures.some((run) => run.startedAt < oldest)) {
+      history.failures = history.failures.filter((run) => run.startedAt >= oldest);
+    }
+  }
+}
+
+/** The contract's `check --json` document of one run (snake_case keys; no API keys anywhere). */
+export function toCheckJson(result: CheckResult): CheckJson {
+  return {
+    check: result.check,
+    environment: result.environment,
+    outcome: result.outcome,
+    reason: result.reason,
+    latency_class: result.latencyClass,
+    qualify_status: result.qualifyStatus,
+    duration_ms: result.durationMs,
+    started_at: isoTime(result.startedAt),
+    steps: result.steps.map((step) => ({
+      name: step.name,
+      method: step.method,
+      path: step.path,
+      status_code: step.statusCode,
+      duration_ms: step.durationMs,
+      request_id: step.requestId,
+      error: step.error,
+    })),
+    contract_checks: result.contractChecks.map((c) => ({
+      check: c.check,
+      result: c.result,
+      detail: c.detail ?? null,
+    })),
+    service_data_set: result.lifecycle?.serviceDataSet ?? null,
+  };
+}
+
+function isoTime(ms: number): string | null {
+  // toISOString throws on an invalid date; a status page must not.
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+function nonNegative(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}

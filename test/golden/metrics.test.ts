@@ -1,0 +1,113 @@
+/**
+ * The metric set is a contract: this golden file pins every isa_ metric family's type and the
+ * label names of each of its samples (values stripped), as served on /metrics. Any rename, label
+ * change or new metric shows up as a diff here and must be a deliberate change of the golden file:
+ *
+ *   UPDATE_GOLDEN=1 npx vitest run test/golden
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Recorder } from '../../src/metrics/recorder.js';
+import { createServerApp } from '../../src/server/app.js';
+import { StatusHistory } from '../../src/server/status.js';
+import { T0, lifecycleResult, pingResult, testMetrics } from '../metrics/fixtures.js';
+import { serve, type Served } from '../server/serve.js';
+
+const GOLDEN = fileURLToPath(new URL('./metrics.txt', import.meta.url));
+
+/**
+ * Reduces a Prometheus text exposition to `# TYPE name type` lines, each followed by the sorted,
+ * de-duplicated `sample{label,label}` signatures of its family; isa_ metrics only.
+ */
+function metricSignatures(exposition: string): string {
+  const types = new Map<string, string>();
+  const samples = new Map<string, Set<string>>();
+  let family = '';
+  for (const line of exposition.split('\n')) {
+    const type = /^# TYPE (\S+) (\S+)$/.exec(line);
+    if (type) {
+      family = type[1]!;
+      types.set(family, type[2]!);
+      samples.set(family, new Set());
+      continue;
+    }
+    if (line === '' || line.startsWith('#')) continue;
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? /.exec(line);
+    if (!sample) throw new Error(`unparsable exposition line: ${line}`);
+    const labelNames = [
+      ...(sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="(?:[^"\\]|\\.)*"/g),
+    ]
+      .map((m) => m[1]!)
+      .sort();
+    samples.get(family)?.add(`${sample[1]}{${labelNames.join(',')}}`);
+  }
+  return [...types.keys()]
+    .filter((name) => name.startsWith('isa_'))
+    .sort()
+    .flatMap((name) => [
+      `# TYPE ${name} ${types.get(name)}`,
+      ...[...(samples.get(name) ?? [])].sort(),
+    ])
+    .join('\n')
+    .concat('\n');
+}
+
+let served: Served;
+beforeAll(async () => {
+  const metrics = testMetrics(['production', 'sandbox']);
+  const recorder = new Recorder(metrics);
+  const status = new StatusHistory();
+  for (const environment of ['production', 'sandbox']) {
+    for (const kind of ['ok', 'timeout', 'unauthorized', 'teapot'] as const) {
+      recorder.recordResult(pingResult(kind, { environment }));
+    }
+    for (const kind of ['success', 'qualify_timeout', 'not_gone_after_close'] as const) {
+      recorder.recordResult(lifecycleResult(kind, { environment, startedAt: T0 }));
+    }
+    recorder.recordSkip(environment, 'lifecycle', 'overlap');
+    recorder.setSessionsOpen(environment, 1);
+  }
+  served = await serve(
+    createServerApp({ registry: metrics.registry, status, isReady: () => true }),
+  );
+});
+afterAll(() => served.close());
+
+describe('golden metric set', () => {
+  it('matches test/golden/metrics.txt (names, types and label names of every isa_ metric)', async () => {
+    const actual = metricSignatures(await (await fetch(`${served.url}/metrics`)).text());
+    if (process.env.UPDATE_GOLDEN === '1') {
+      writeFileSync(GOLDEN, actual);
+      return;
+    }
+    expect(existsSync(GOLDEN), 'golden file missing: run with UPDATE_GOLDEN=1').toBe(true);
+    // A plain string comparison, so the failure shows a line diff.
+    expect(actual).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('reduces an exposition to its signatures', () => {
+    const text = [
+      '# HELP isa_x_total Help.',
+      '# TYPE isa_x_total counter',
+      'isa_x_total{result="ok",environment="a"} 1',
+      'isa_x_total{environment="b",result="odd \\"value\\", with comma"} 0',
+      '# TYPE other_metric gauge',
+      'other_metric 1',
+      '# TYPE isa_h_seconds histogram',
+      'isa_h_seconds_bucket{le="+Inf",environment="a"} 0',
+      'isa_h_seconds_sum{environment="a"} 0',
+      '',
+    ].join('\n');
+    expect(metricSignatures(text)).toBe(
+      [
+        '# TYPE isa_h_seconds histogram',
+        'isa_h_seconds_bucket{environment,le}',
+        'isa_h_seconds_sum{environment}',
+        '# TYPE isa_x_total counter',
+        'isa_x_total{environment,result}',
+        '',
+      ].join('\n'),
+    );
+  });
+});
