@@ -1,0 +1,399 @@
+/**
+ * Fault injection: what can go wrong (the `Fault` kinds), where and how often (a `FaultRule`),
+ * and when (a `TimelineEntry`). Faults come from three sources, consulted in this order for every
+ * request: the per-request `X-Isa-Sim-Fault` header, rules added through the admin API, and the
+ * scripted timeline. Latencies from all sources add up; of the faults that end a request (status,
+ * hang, reset, malformed, html) the first that applies wins; behaviour faults (qualify, not_gone,
+ * close_fail) are looked up by the handler at the moment they would take effect, so a rule with a
+ * `count` is only used up by a request it actually changes.
+ */
+import { z } from 'zod';
+import { qualifyStatusSchema } from '../api/schemas.js';
+
+/** The API operations a rule can target (`*` or no endpoint: every request, unmatched ones too). */
+export const SIM_ENDPOINTS = [
+  'ping',
+  'create_session',
+  'get_session',
+  'poll_services',
+  'close_session',
+  'service_providers',
+  'coverage',
+  'analytics',
+] as const;
+export type SimEndpoint = (typeof SIM_ENDPOINTS)[number];
+
+/** HTTP statuses a `status` fault can answer with. */
+export const FAULT_STATUSES = [400, 401, 403, 404, 410, 415, 422, 429, 500, 502, 503, 504] as const;
+export type FaultStatus = (typeof FAULT_STATUSES)[number];
+
+const latencyFaultSchema = z
+  .strictObject({
+    kind: z.literal('latency'),
+    ms: z.number().min(0).max(600_000).optional(),
+    distribution: z
+      .strictObject({ min: z.number().min(0), max: z.number().max(600_000) })
+      .refine((d) => d.min <= d.max, 'min must not exceed max')
+      .optional(),
+  })
+  .refine(
+    (f) => (f.ms === undefined) !== (f.distribution === undefined),
+    'give exactly one of ms or distribution',
+  );
+
+/** One fault, as JSON in the header, the admin API and the timeline. */
+export const faultSchema = z.discriminatedUnion('kind', [
+  latencyFaultSchema,
+  z.strictObject({
+    kind: z.literal('status'),
+    status: z.literal(FAULT_STATUSES),
+    retryAfterSeconds: z.number().int().min(0).optional(),
+  }),
+  z.strictObject({ kind: z.literal('hang') }),
+  z.strictObject({ kind: z.literal('reset') }),
+  z.strictObject({ kind: z.literal('malformed') }),
+  z.strictObject({ kind: z.literal('html') }),
+  z.strictObject({ kind: z.literal('qualify'), status: qualifyStatusSchema }),
+  z.strictObject({ kind: z.literal('not_gone') }),
+  z.strictObject({
+    kind: z.literal('close_fail'),
+    status: z.number().int().min(400).max(599).optional(),
+  }),
+]);
+export type Fault = z.infer<typeof faultSchema>;
+export type FaultKind = Fault['kind'];
+/** Faults that end the request before the handler runs. */
+export type TerminalFault = Extract<
+  Fault,
+  { kind: 'status' | 'hang' | 'reset' | 'malformed' | 'html' }
+>;
+/** Faults the handlers consult when they would take effect. */
+export type BehaviourKind = 'qualify' | 'not_gone' | 'close_fail';
+
+const ruleFields = {
+  endpoint: z.enum([...SIM_ENDPOINTS, '*']).optional(),
+  probability: z.number().min(0).max(1).optional(),
+  count: z.number().int().min(1).optional(),
+  fault: faultSchema,
+};
+
+/** A global fault rule (admin API). */
+export const faultRuleSchema = z.strictObject({
+  environment: z.string().min(1).optional(),
+  ...ruleFields,
+});
+export type FaultRule = z.infer<typeof faultRuleSchema>;
+
+/** A timeline rule: a fault rule without environment (the entry names it). */
+export const timelineRuleSchema = z.strictObject(ruleFields);
+export type TimelineRule = z.infer<typeof timelineRuleSchema>;
+
+/** `90s`, `1500ms`, `5m`, `1h`, or a number of milliseconds. */
+export const durationSchema = z.union([
+  z.number().min(0),
+  z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'must be a duration such as 1500ms, 90s, 5m or 1h'),
+]);
+
+/**
+ * One step of a scripted timeline. At `at` (from the simulator's start) the timeline faults of
+ * `environment` (every environment when absent) are replaced by `faults`; an empty list means
+ * healthy. An entry with `repeat: true` instead restarts the whole timeline at its time.
+ */
+export const timelineEntrySchema = z.union([
+  z.strictObject({
+    at: durationSchema,
+    environment: z.string().min(1).optional(),
+    faults: z.array(timelineRuleSchema),
+  }),
+  z.strictObject({ at: durationSchema, repeat: z.literal(true) }),
+]);
+export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
+
+/** Milliseconds of a duration given as `90s`-style string or number of milliseconds. */
+export function parseDuration(value: string | number): number {
+  if (typeof value === 'number') return value;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
+  if (!match) throw new Error(`invalid duration ${JSON.stringify(value)}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  return Number(match[1]) * unit;
+}
+
+/** Parses the `X-Isa-Sim-Fault` header: one fault or an array of faults, as JSON. */
+export function parseFaultHeader(value: string): { faults: Fault[] } | { error: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch {
+    return { error: 'X-Isa-Sim-Fault is not valid JSON' };
+  }
+  const parsed = z.union([faultSchema, z.array(faultSchema)]).safeParse(json);
+  if (!parsed.success) return { error: `X-Isa-Sim-Fault: ${z.prettifyError(parsed.error)}` };
+  return { faults: Array.isArray(parsed.data) ? parsed.data : [parsed.data] };
+}
+
+/** The faults that apply to one request, as resolved when it arrived. */
+export interface RequestFaults {
+  /** Added latency in milliseconds (sum over every applicable latency fault). */
+  latencyMs: number;
+  /** The fault that ends the request before the handler, if any. */
+  terminal: TerminalFault | null;
+  /** Looks up (and uses up) a behaviour fault when a handler is about to let it take effect. */
+  take<K extends BehaviourKind>(kind: K): Extract<Fault, { kind: K }> | null;
+  /** Kinds applied so far, for the log. */
+  applied: FaultKind[];
+}
+
+/** A rule the controller holds, with its remaining uses. */
+export interface ActiveFaultRule extends FaultRule {
+  id: string;
+  remaining: number | null;
+}
+
+interface Candidate {
+  rule: { endpoint?: string | undefined; probability?: number | undefined; fault: Fault };
+  /** Uses a count if the rule has one; false when none is left. */
+  use(): boolean;
+}
+
+interface CompiledTimeline {
+  periodMs: number | null;
+  /** Per slot (environment name, or `*` for every environment), entries by time. */
+  slots: Map<string, Array<{ atMs: number; index: number; faults: TimelineRule[] }>>;
+}
+
+export interface FaultControllerOptions {
+  now: () => number;
+  timeline?: TimelineEntry[];
+  random?: () => number;
+}
+
+/** Holds the global fault rules and the timeline, and resolves the faults of each request. */
+export class FaultController {
+  private readonly rulesById = new Map<string, ActiveFaultRule>();
+  private nextId = 1;
+  private timeline: CompiledTimeline | null = null;
+  private timelineStart: number;
+  private timelineEnabled = true;
+  private timelineUses = { cycle: -1, remaining: new Map<string, number>() };
+  private readonly random: () => number;
+
+  constructor(private readonly options: FaultControllerOptions) {
+    this.random = options.random ?? Math.random;
+    this.timelineStart = options.now();
+    if (options.timeline) this.setTimeline(options.timeline);
+  }
+
+  /** Adds a global rule; returns its id. Throws a ZodError when the rule is invalid. */
+  add(rule: FaultRule): string {
+    const parsed = faultRuleSchema.parse(rule);
+    const id = `f${this.nextId++}`;
+    this.rulesById.set(id, { ...parsed, id, remaining: parsed.count ?? null });
+    return id;
+  }
+
+  /** Removes one global rule; false when there is none with this id. */
+  remove(id: string): boolean {
+    return this.rulesById.delete(id);
+  }
+
+  /** Removes every global rule (the timeline is left alone). */
+  clear(): void {
+    this.rulesById.clear();
+  }
+
+  /** The global rules still in force. */
+  rules(): ActiveFaultRule[] {
+    return [...this.rulesById.values()].map((r) => ({ ...r }));
+  }
+
+  /** Replaces the timeline (null removes it) and restarts it from now. Throws when invalid. */
+  setTimeline(entries: TimelineEntry[] | null): void {
+    this.timeline = entries ? compileTimeline(z.array(timelineEntrySchema).parse(entries)) : null;
+    this.restartTimeline();
+  }
+
+  /** Starts the timeline over from now. */
+  restartTimeline(): void {
+    this.timelineStart = this.options.now();
+    this.timelineEnabled = true;
+    this.timelineUses = { cycle: -1, remaining: new Map() };
+  }
+
+  /** Pauses or resumes the timeline (while paused it contributes no faults). */
+  setTimelineEnabled(enabled: boolean): void {
+    this.timelineEnabled = enabled;
+  }
+
+  /** What the admin API reports: rules, and the timeline's position and active faults. */
+  describe(): {
+    rules: ActiveFaultRule[];
+    timeline: null | {
+      enabled: boolean;
+      elapsedMs: number;
+      periodMs: number | null;
+      active: Record<string, TimelineRule[]>;
+    };
+  } {
+    if (!this.timeline) return { rules: this.rules(), timeline: null };
+    const active: Record<string, TimelineRule[]> = {};
+    for (const slot of this.timeline.slots.keys())
+      active[slot] = this.activeTimelineEntry(slot)?.faults ?? [];
+    return {
+      rules: this.rules(),
+      timeline: {
+        enabled: this.timelineEnabled,
+        elapsedMs: this.options.now() - this.timelineStart,
+        periodMs: this.timeline.periodMs,
+        active,
+      },
+    };
+  }
+
+  /** The timeline rules in force for an environment now (its own slot plus the `*` slot). */
+  timelineFaults(environment: string): TimelineRule[] {
+    if (!this.timeline || !this.timelineEnabled) return [];
+    return [environment, '*'].flatMap((slot) => this.activeTimelineEntry(slot)?.faults ?? []);
+  }
+
+  /** Resolves the faults of one request from its header faults, the rules and the timeline. */
+  resolve(request: {
+    environment: string;
+    endpoint: SimEndpoint | null;
+    headerFaults: Fault[];
+  }): RequestFaults {
+    const candidates = [
+      ...request.headerFaults.map((fault): Candidate => ({ rule: { fault }, use: () => true })),
+      ...this.ruleCandidates(request.environment),
+      ...this.timelineCandidates(request.environment),
+    ].filter(
+      (c) =>
+        c.rule.endpoint === undefined ||
+        c.rule.endpoint === '*' ||
+        c.rule.endpoint === request.endpoint,
+    );
+
+    const applied: FaultKind[] = [];
+    // A rule applies when its dice roll and its count allow; the roll comes first so a rule that
+    // does not fire keeps its count.
+    const fires = (c: Candidate): boolean => this.random() < (c.rule.probability ?? 1) && c.use();
+
+    let latencyMs = 0;
+    let terminal: TerminalFault | null = null;
+    for (const c of candidates) {
+      const fault = c.rule.fault;
+      if (fault.kind === 'latency') {
+        if (!fires(c)) continue;
+        latencyMs +=
+          fault.ms ?? this.between(fault.distribution?.min ?? 0, fault.distribution?.max ?? 0);
+        applied.push('latency');
+      } else if (isTerminal(fault) && terminal === null && fires(c)) {
+        terminal = fault;
+        applied.push(fault.kind);
+      }
+    }
+    return {
+      latencyMs,
+      terminal,
+      applied,
+      take: <K extends BehaviourKind>(kind: K) => {
+        for (const c of candidates) {
+          if (c.rule.fault.kind === kind && fires(c)) {
+            applied.push(kind);
+            return c.rule.fault as Extract<Fault, { kind: K }>;
+          }
+        }
+        return null;
+      },
+    };
+  }
+
+  private between(min: number, max: number): number {
+    return min + this.random() * (max - min);
+  }
+
+  private ruleCandidates(environment: string): Candidate[] {
+    return [...this.rulesById.values()]
+      .filter((r) => r.environment === undefined || r.environment === environment)
+      .map((r) => ({
+        rule: r,
+        use: () => {
+          if (r.remaining === null) return true;
+          if (r.remaining <= 0) return false;
+          r.remaining -= 1;
+          // A used-up rule expires.
+          if (r.remaining === 0) this.rulesById.delete(r.id);
+          return true;
+        },
+      }));
+  }
+
+  private timelineCandidates(environment: string): Candidate[] {
+    if (!this.timeline || !this.timelineEnabled) return [];
+    const { cycle } = this.position();
+    if (this.timelineUses.cycle !== cycle) this.timelineUses = { cycle, remaining: new Map() };
+    const uses = this.timelineUses.remaining;
+    return [environment, '*'].flatMap((slot) => {
+      const entry = this.activeTimelineEntry(slot);
+      if (!entry) return [];
+      return entry.faults.map((rule, i): Candidate => {
+        const key = `${slot}:${entry.index}:${i}`;
+        return {
+          rule,
+          use: () => {
+            if (rule.count === undefined) return true;
+            const left = uses.get(key) ?? rule.count;
+            if (left <= 0) return false;
+            uses.set(key, left - 1);
+            return true;
+          },
+        };
+      });
+    });
+  }
+
+  private position(): { cycle: number; offsetMs: number } {
+    const elapsed = Math.max(0, this.options.now() - this.timelineStart);
+    const period = this.timeline?.periodMs ?? null;
+    if (period === null || period <= 0) return { cycle: 0, offsetMs: elapsed };
+    return { cycle: Math.floor(elapsed / period), offsetMs: elapsed % period };
+  }
+
+  private activeTimelineEntry(slot: string): { index: number; faults: TimelineRule[] } | null {
+    const entries = this.timeline?.slots.get(slot);
+    if (!entries || entries.length === 0) return null;
+    const { cycle, offsetMs } = this.position();
+    let current: (typeof entries)[number] | null = null;
+    for (const e of entries) if (e.atMs <= offsetMs) current = e;
+    // In a repeating timeline, the time before a slot's first entry continues its last entry.
+    if (current === null && cycle > 0) current = entries[entries.length - 1] ?? null;
+    return current;
+  }
+}
+
+function isTerminal(fault: Fault): fault is TerminalFault {
+  return (
+    fault.kind === 'status' ||
+    fault.kind === 'hang' ||
+    fault.kind === 'reset' ||
+    fault.kind === 'malformed' ||
+    fault.kind === 'html'
+  );
+}
+
+function compileTimeline(entries: TimelineEntry[]): CompiledTimeline {
+  let periodMs: number | null = null;
+  const slots = new Map<string, Array<{ atMs: number; index: number; faults: TimelineRule[] }>>();
+  entries.forEach((entry, index) => {
+    const atMs = parseDuration(entry.at);
+    if ('repeat' in entry) {
+      periodMs = periodMs === null ? atMs : Math.min(periodMs, atMs);
+      return;
+    }
+    const slot = entry.environment ?? '*';
+    const list = slots.get(slot) ?? [];
+    list.push({ atMs, index, faults: entry.faults });
+    slots.set(slot, list);
+  });
+  for (const list of slots.values()) list.sort((a, b) => a.atMs - b.atMs || a.index - b.index);
+  return { periodMs, slots };
+}

@@ -1,0 +1,118 @@
+/**
+ * The endpoints that read reference data: the health check, the tracked provider list and
+ * provider coverage by census geography.
+ */
+import express, { type Request, type Router } from 'express';
+import {
+  COVERAGE_PATTERNS,
+  coverageResponseSchema,
+  pingResponseSchema,
+  serviceProvidersResponseSchema,
+} from '../../api/schemas.js';
+import { coverageProviderInfo, PROVIDER_COVERAGE, serviceProviderList } from '../catalog.js';
+import { postalForStateParam, fipsForPostal } from '../geography.js';
+import { ctx, sendError, sendValid } from '../http.js';
+import { serviceDataSetFor } from '../state.js';
+
+/** Values of an array query parameter, sent as `name[]` (the spec's form) or plain `name`. */
+export function queryArray(req: Request, name: string): string[] {
+  const query = req.query as Record<string, unknown>;
+  return [query[`${name}[]`], query[name]].flatMap((v) =>
+    v === undefined
+      ? []
+      : (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string'),
+  );
+}
+
+const GEO_PARAMS = ['states', 'counties', 'tracts', 'blocks'] as const;
+type GeoParam = (typeof GEO_PARAMS)[number];
+/** Length of the GEOID prefix each parameter compares against a block GEOID. */
+const PREFIX_LENGTH: Record<GeoParam, number> = { states: 2, counties: 5, tracts: 11, blocks: 15 };
+const SINGULAR: Record<GeoParam, string> = {
+  states: 'state',
+  counties: 'county',
+  tracts: 'tract',
+  blocks: 'block',
+};
+
+/** The reference routes. */
+export function referenceRoutes(now: () => number): Router {
+  const router = express.Router();
+
+  router.get('/ping', (_req, res) => {
+    sendValid(res, 200, pingResponseSchema, {
+      message: 'pong',
+      timestamp: new Date(now()).toISOString(),
+    });
+  });
+
+  router.get('/service_providers', (_req, res) => {
+    sendValid(res, 200, serviceProvidersResponseSchema, { providers: serviceProviderList() });
+  });
+
+  router.get('/coverage', (req, res) => {
+    const query = Object.fromEntries(GEO_PARAMS.map((p) => [p, queryArray(req, p)])) as Record<
+      GeoParam,
+      string[]
+    >;
+    if (GEO_PARAMS.every((p) => query[p].length === 0)) {
+      sendError(
+        res,
+        400,
+        'At least one geographic parameter is required: states[], counties[], tracts[] or blocks[]',
+      );
+      return;
+    }
+    const errors: Record<string, string[]> = {};
+    for (const p of GEO_PARAMS) {
+      for (const v of query[p]) {
+        const valid =
+          COVERAGE_PATTERNS[p].test(v) && (p !== 'states' || postalForStateParam(v) !== null);
+        if (!valid)
+          (errors[`${p}[]`] ??= []).push(`${JSON.stringify(v)} is not a valid ${SINGULAR[p]} code`);
+      }
+    }
+    if (Object.keys(errors).length > 0) {
+      sendError(res, 400, 'Invalid geographic parameter', { errors });
+      return;
+    }
+    // Compare everything as GEOID prefixes: a state as its FIPS code.
+    const codes: Record<GeoParam, string[]> = {
+      ...query,
+      states: query.states.map((s) => {
+        const postal = postalForStateParam(s);
+        return postal ? fipsForPostal(postal) : s;
+      }),
+    };
+    const given = GEO_PARAMS.filter((p) => codes[p].length > 0);
+    // A block matches when it satisfies every given parameter (AND) through any of its values (OR).
+    const blockMatches = (block: string): boolean =>
+      given.every((p) => codes[p].includes(block.slice(0, PREFIX_LENGTH[p])));
+
+    const data = PROVIDER_COVERAGE.flatMap(({ providerId, blocks }) => {
+      const matching = blocks.filter(blockMatches);
+      if (matching.length === 0) return [];
+      // The query values this provider's coverage satisfied, as the client sent them.
+      const matchedAreas = given.flatMap((p) =>
+        query[p].filter((_v, i) =>
+          matching.some((b) => b.slice(0, PREFIX_LENGTH[p]) === codes[p][i]),
+        ),
+      );
+      return [{ ...coverageProviderInfo(providerId), matched_areas: [...new Set(matchedAreas)] }];
+    });
+    const summary = given.map((p) => `${p}=${query[p].join('|')}`).join(' AND ');
+    sendValid(res, 200, coverageResponseSchema, {
+      message: `${data.length} provider${data.length === 1 ? '' : 's'} cover ${summary}`,
+      request_status: 'ok',
+      data,
+      meta: {
+        responded_at: new Date(now()).toISOString(),
+        service_data_set: serviceDataSetFor(ctx(res).environment),
+        provider_count: data.length,
+        query: Object.fromEntries(given.map((p) => [p, query[p]])),
+      },
+    });
+  });
+
+  return router;
+}
