@@ -1,0 +1,86 @@
+/** docs/metrics.md stays true to definitions.ts, and its PromQL parses in promtool. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KNOWN_STATUS_CODES } from '../../src/checks/results.js';
+import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
+
+const DOC = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
+/** The doc with line breaks folded, so a wrapped list still matches. */
+const FLAT = DOC.replace(/\s+/g, ' ');
+const DEFINITIONS = Object.values(METRICS) as MetricDefinition[];
+const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
+
+describe('docs/metrics.md', () => {
+  it('documents every metric with a section and a table row giving its type and labels', () => {
+    for (const def of DEFINITIONS) {
+      expect(DOC, def.name).toContain(`#### \`${def.name}\``);
+      // Table cells may be padded (prettier aligns markdown tables).
+      const row = new RegExp(
+        `^\\| \`${def.name}\` +\\| ${def.type} +\\| ${def.labels.join(', ')} +\\|$`,
+        'm',
+      );
+      expect(DOC, def.name).toMatch(row);
+    }
+  });
+
+  it('documents no isa_ metric that does not exist', () => {
+    const names = new Set(DEFINITIONS.map((d) => d.name));
+    const mentioned = [...DOC.matchAll(/\bisa_[a-z0-9_]+/g)]
+      .map((m) => m[0].replace(/_(bucket|sum|count)$/, ''))
+      .filter((n) => !n.endsWith('_'));
+    // An OpenMetrics counter family is named without _total.
+    const unknown = [...new Set(mentioned)].filter(
+      (n) => !names.has(n) && !names.has(`${n}_total`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it('lists the buckets of every histogram as defined', () => {
+    for (const def of DEFINITIONS.filter((d) => d.type === 'histogram')) {
+      if (def === METRICS.checkDuration) continue; // documented as "as the lifecycle steps"
+      expect(FLAT.includes(`\`${(def.buckets ?? []).join(', ')}\``), def.name).toBe(true);
+    }
+    expect(METRICS.checkDuration.buckets).toEqual(METRICS.lifecycleStepDuration.buckets);
+  });
+
+  it('lists every known value of every label', () => {
+    for (const def of DEFINITIONS) {
+      for (const [label, values] of Object.entries(def.knownValues ?? {})) {
+        if (label === 'code') continue; // listed as one list, below
+        for (const value of values) {
+          expect(FLAT.includes(`\`${value}\``), `${def.name}{${label}="${value}"}`).toBe(true);
+        }
+      }
+    }
+    expect(FLAT.includes(`\`${KNOWN_STATUS_CODES.join(', ')}\``), 'known status codes').toBe(true);
+  });
+
+  it.skipIf(!hasPromtool)('has PromQL examples that promtool accepts', () => {
+    const blocks = [...DOC.matchAll(/```promql\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(DEFINITIONS.length);
+    // Each example as a recording rule: promtool runs the real parser and type checker on it.
+    const rules = blocks
+      .map(
+        (expr, i) =>
+          `      - record: doc_example_${i}\n        expr: |\n${expr
+            .trimEnd()
+            .split('\n')
+            .map((l) => `          ${l}`)
+            .join('\n')}`,
+      )
+      .join('\n');
+    const dir = mkdtempSync(join(tmpdir(), 'isa-doc-promql-'));
+    try {
+      const file = join(dir, 'rules.yaml');
+      writeFileSync(file, `groups:\n  - name: docs\n    rules:\n${rules}\n`);
+      const run = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
+      expect(`${run.stdout}${run.stderr}`).toContain(`SUCCESS: ${blocks.length} rules found`);
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
