@@ -1,9 +1,78 @@
 #!/usr/bin/env node
+/**
+ * The command-line entry: argv → command. The only module that touches process.exit and signals.
+ */
+import { checkCommand } from './cli/check.js';
+import { EXIT, UsageError, type CliIO } from './cli/io.js';
+import { runCommand } from './cli/run.js';
+import { simulateCommand } from './cli/simulate.js';
+import { MAIN_USAGE } from './cli/usage.js';
+import { validateConfigCommand } from './cli/validate-config.js';
 import { VERSION } from './version.js';
 
-const args = process.argv.slice(2);
-if (args.includes('--version')) {
-  console.log(VERSION);
-} else {
-  console.log('usage: isa-monitor <run|check|simulate|validate-config> [options]');
+const COMMANDS: Record<string, (args: string[], io: CliIO) => number | Promise<number>> = {
+  run: runCommand,
+  check: checkCommand,
+  simulate: simulateCommand,
+  'validate-config': validateConfigCommand,
+};
+
+let stopRequested: Promise<string> | undefined;
+function waitForStop(): Promise<string> {
+  stopRequested ??= new Promise((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      signals += 1;
+      if (signals === 1) resolve(signal);
+      else {
+        console.error(`${signal} again: exiting without finishing the shutdown`);
+        process.exit(130);
+      }
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  return stopRequested;
 }
+
+const io: CliIO = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+  cwd: process.cwd(),
+  isTTY: process.stdout.isTTY === true,
+  waitForStop,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === '--version' || command === '-v') {
+    io.out(VERSION);
+    return EXIT.ok;
+  }
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.out(MAIN_USAGE);
+    return command === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const handler = COMMANDS[command];
+  if (!handler) {
+    io.err(`isa-monitor: unknown command "${command}"\n\n${MAIN_USAGE}`);
+    return EXIT.usage;
+  }
+  try {
+    return await handler(args, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(
+        `isa-monitor ${command}: ${err.message}\nRun "isa-monitor ${command} --help" for usage.`,
+      );
+      return EXIT.usage;
+    }
+    io.err(`isa-monitor ${command}: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}
+
+// Wait for stdout to drain before exiting, so piped output is never cut short.
+const code = await main(process.argv.slice(2));
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,204 @@
+import { pino } from 'pino';
+import type { CheckLogger, CheckResult } from '../checks/check.js';
+import { CHECKS } from '../checks/index.js';
+import { CHECK_NAMES, type CheckName } from '../checks/results.js';
+import {
+  formatProblems,
+  loadConfig,
+  parseConfigText,
+  type EnvironmentConfig,
+  type LoadResult,
+} from '../config/index.js';
+import { EnvironmentRuntime } from '../environment.js';
+import { createLogger } from '../logging.js';
+import { toCheckJson } from '../server/status.js';
+import { SessionLedger } from '../sessions/ledger.js';
+import { VERSION } from '../version.js';
+import { EXIT, parse, UsageError, type CliIO } from './io.js';
+import { COMMAND_USAGE } from './usage.js';
+
+const DEFAULT_ADDRESS = '1 Instant Way, 80202';
+
+/** `isa-monitor check ping|lifecycle ...` */
+export async function checkCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse(
+    args,
+    {
+      config: { type: 'string' },
+      environment: { type: 'string' },
+      'base-url': { type: 'string' },
+      'api-key-env': { type: 'string' },
+      'api-key-file': { type: 'string' },
+      address: { type: 'string' },
+      expect: { type: 'string' },
+      json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    true,
+  );
+  if (values.help) {
+    io.out(COMMAND_USAGE['check'] ?? '');
+    return EXIT.ok;
+  }
+  const name = positionals[0];
+  if (positionals.length !== 1 || !(CHECK_NAMES as readonly string[]).includes(name ?? '')) {
+    throw new UsageError(`check expects one of: ${CHECK_NAMES.join(', ')}`);
+  }
+  const checkName = name as CheckName;
+
+  const loaded = values['base-url']
+    ? configFromFlags(values, checkName, io)
+    : configFromFile(values, io);
+  if (!loaded.ok) {
+    io.err(formatProblems(loaded.problems));
+    return EXIT.usage;
+  }
+  const { config } = loaded;
+  const environment = values.environment
+    ? config.environments.find((e) => e.name === values.environment)
+    : config.environments[0];
+  if (!environment) {
+    const known = config.environments.map((e) => e.name).join(', ');
+    throw new UsageError(`no environment "${values.environment}" in the config (known: ${known})`);
+  }
+
+  const logger = createLogger({
+    level: values.verbose ? 'debug' : 'warn',
+    secrets: [environment.apiKey],
+    destination: pino.destination(2),
+    pretty: false,
+  });
+  const log: CheckLogger = {
+    debug: (o, m) => logger.debug({ environment: environment.name, ...o }, m),
+    info: (o, m) => logger.info({ environment: environment.name, ...o }, m),
+    warn: (o, m) => logger.warn({ environment: environment.name, ...o }, m),
+    error: (o, m) => logger.error({ environment: environment.name, ...o }, m),
+  };
+  const result = await runOnce(environment, checkName, config.stateFile, log, io);
+  logger.flush();
+  io.out(
+    values.json ? JSON.stringify(toCheckJson(result), null, 2) : formatTrace(result, environment),
+  );
+  return result.outcome === 'pass' ? EXIT.ok : EXIT.checkFailed;
+}
+
+async function runOnce(
+  environment: EnvironmentConfig,
+  checkName: CheckName,
+  stateFile: string,
+  log: CheckLogger,
+  io: CliIO,
+): Promise<CheckResult> {
+  const ledger = await SessionLedger.open(stateFile);
+  const runtime = new EnvironmentRuntime(environment, {
+    ledger,
+    userAgent: `isa-monitor/${VERSION}`,
+    log,
+  });
+  const abort = new AbortController();
+  void io.waitForStop().then(() => abort.abort(new Error('interrupted')));
+  try {
+    // Close what an earlier interrupted run left open before creating anything new.
+    await runtime.reaper.sweep({ force: true });
+    const result = await runtime.run(CHECKS[checkName], abort.signal);
+    await runtime.reaper.sweep({ force: true });
+    const left = ledger.count(environment.name);
+    if (left > 0) {
+      io.err(`warning: ${left} synthetic session(s) could not be closed; listed in ${stateFile}`);
+    }
+    return result;
+  } finally {
+    await runtime.close();
+  }
+}
+
+type Flags = Record<string, string | boolean | undefined>;
+
+function configFromFile(values: Flags, io: CliIO): LoadResult {
+  const configFile = (values['config'] as string | undefined) ?? io.env['ISA_MONITOR_CONFIG'];
+  if (!configFile && !io.env['ISA_ENVIRONMENTS']) {
+    throw new UsageError('check needs --config FILE (or ISA_MONITOR_CONFIG), or --base-url URL');
+  }
+  return loadConfig({ configFile, env: io.env, cwd: io.cwd });
+}
+
+function configFromFlags(values: Flags, checkName: CheckName, io: CliIO): LoadResult {
+  const keyEnv = values['api-key-env'] as string | undefined;
+  const keyFile = values['api-key-file'] as string | undefined;
+  if ((keyEnv === undefined) === (keyFile === undefined)) {
+    throw new UsageError(
+      '--base-url needs exactly one of --api-key-env VAR or --api-key-file FILE',
+    );
+  }
+  const address = parseAddress((values['address'] as string | undefined) ?? DEFAULT_ADDRESS);
+  const expect = (values['expect'] as string | undefined) ?? 'available';
+  const document = {
+    environments: [
+      {
+        name: (values['environment'] as string | undefined) ?? 'cli',
+        base_url: values['base-url'],
+        ...(keyEnv ? { api_key_env: keyEnv } : { api_key_file: keyFile }),
+        // One-shot: no schedule to fit into, so allow the spec's full polling window.
+        request_budget_per_second: 2,
+        ping: { enabled: checkName === 'ping' },
+        lifecycle: { enabled: checkName === 'lifecycle', addresses: [{ ...address, expect }] },
+      },
+    ],
+  };
+  return parseConfigText(JSON.stringify(document), {
+    env: io.env,
+    cwd: io.cwd,
+    source: 'command line',
+  });
+}
+
+/** `"STREET1, ZIP"`, `"STREET1, CITY, ST"` or a JSON object with the API's field names. */
+function parseAddress(text: string): Record<string, string> {
+  if (text.trim().startsWith('{')) {
+    try {
+      return JSON.parse(text) as Record<string, string>;
+    } catch {
+      throw new UsageError('--address is not valid JSON');
+    }
+  }
+  const parts = text.split(',').map((p) => p.trim());
+  const [street1, second, third] = parts;
+  if (!street1 || !second || parts.length > 3) {
+    throw new UsageError('--address expects "STREET1, ZIP", "STREET1, CITY, STATE" or JSON');
+  }
+  if (third !== undefined) return { street1, city: second, state: third };
+  return { street1, zip: second };
+}
+
+function formatTrace(result: CheckResult, environment: EnvironmentConfig): string {
+  const lines = [
+    `${result.check} check · environment ${environment.name} · ${environment.baseUrl}`,
+  ];
+  for (const step of result.steps) {
+    const ok = step.error === null;
+    const status = step.statusCode === null ? '---' : String(step.statusCode);
+    lines.push(
+      `  ${ok ? 'ok  ' : 'FAIL'} ${step.name.padEnd(14)} ${(step.method ?? '').padEnd(6)} ${(step.path ?? '').padEnd(40)} ${status}  ${formatMs(step.durationMs).padStart(9)}` +
+        (step.error ? `  ${step.error}` : '') +
+        (step.requestId ? `  request_id=${step.requestId}` : ''),
+    );
+  }
+  const facts = [
+    result.reason ? `reason ${result.reason}` : null,
+    result.latencyClass ? `latency ${result.latencyClass}` : null,
+    result.qualifyStatus ? `qualify_status ${result.qualifyStatus}` : null,
+    ...result.contractChecks
+      .filter((c) => c.result !== 'pass')
+      .map((c) => `contract ${c.check} ${c.result}`),
+  ].filter((f) => f !== null);
+  lines.push(
+    `${result.outcome === 'pass' ? 'PASS' : 'FAIL'} in ${formatMs(result.durationMs)}` +
+      (facts.length > 0 ? ` · ${facts.join(' · ')}` : ''),
+  );
+  return lines.join('\n');
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`;
+}

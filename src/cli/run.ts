@@ -1,0 +1,84 @@
+import type { Logger } from 'pino';
+import { formatProblems, isDemoMode, loadConfig, type MonitorConfig } from '../config/index.js';
+import { startDaemon } from '../daemon.js';
+import { createLogger } from '../logging.js';
+import { VERSION, buildInfo } from '../version.js';
+import { startDemo, type Demo } from './demo.js';
+import { EXIT, parse, UsageError, type CliIO } from './io.js';
+import { COMMAND_USAGE } from './usage.js';
+
+const DEMO_LISTEN = { host: '127.0.0.1', port: 9464 };
+
+/** `isa-monitor run [--config FILE]` */
+export async function runCommand(args: string[], io: CliIO): Promise<number> {
+  const { values } = parse(args, {
+    config: { type: 'string' },
+    'log-level': { type: 'string' },
+    listen: { type: 'string' },
+    help: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.out(COMMAND_USAGE['run'] ?? '');
+    return EXIT.ok;
+  }
+  const listen = values.listen === undefined ? undefined : parseListen(values.listen);
+  const configFile = values.config ?? io.env['ISA_MONITOR_CONFIG'];
+
+  let config: MonitorConfig;
+  let demo: Demo | undefined;
+  let logger: Logger;
+  if (isDemoMode({ configFile, env: io.env })) {
+    const bootLogger = createLogger({ level: values['log-level'] ?? 'info', secrets: [] });
+    demo = await startDemo(bootLogger, listen ?? DEMO_LISTEN);
+    config = demo.config;
+    logger = createLogger({ level: values['log-level'] ?? 'info', secrets: demo.apiKeys });
+    logger.warn(
+      {
+        simulator: demo.simulator.url,
+        metrics: `http://${config.listen.host}:${config.listen.port}/metrics`,
+      },
+      'DEMO MODE: watching an embedded ISA API simulator with a scripted fault timeline, not a real API. ' +
+        'Pass --config FILE (or set ISA_MONITOR_CONFIG) to monitor real environments.',
+    );
+  } else {
+    const loaded = loadConfig({ configFile, env: io.env, cwd: io.cwd });
+    if (!loaded.ok) {
+      io.err(`configuration invalid: ${loaded.problems.length} problem(s)`);
+      io.err(formatProblems(loaded.problems));
+      return EXIT.usage;
+    }
+    config = listen ? { ...loaded.config, listen } : loaded.config;
+    logger = createLogger({
+      level: values['log-level'] ?? config.logLevel,
+      secrets: config.environments.map((e) => e.apiKey),
+    });
+    logger.info(
+      { version: VERSION, environments: config.environments.map((e) => e.name), configFile },
+      'isa-monitor starting',
+    );
+  }
+
+  let daemon;
+  try {
+    daemon = await startDaemon({ config, logger, build: buildInfo() });
+  } catch (err) {
+    logger.error({ err }, 'could not start');
+    logger.flush();
+    await demo?.simulator.close();
+    return 1;
+  }
+  const signal = await io.waitForStop();
+  logger.info({ signal }, 'stop requested');
+  await daemon.stop();
+  await demo?.simulator.close();
+  return EXIT.ok;
+}
+
+function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:(.*):)?(\d{1,5})$/.exec(value);
+  const port = Number(match?.[2]);
+  if (!match || port > 65535)
+    throw new UsageError(`--listen expects HOST:PORT or PORT, got "${value}"`);
+  const host = (match[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
+  return { host, port };
+}

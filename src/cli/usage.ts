@@ -1,0 +1,64 @@
+/** Usage texts of the command line (contract §1). */
+
+export const MAIN_USAGE = `isa-monitor: synthetic monitor for the Internet Service Availability API
+
+Usage:
+  isa-monitor run [--config FILE]            run the daemon (demo mode without config)
+  isa-monitor check ping|lifecycle [options] run one check once and print its trace
+  isa-monitor simulate [--port P] [--host H] [--api-key KEY ...]
+                                             run the ISA API simulator
+  isa-monitor validate-config --config FILE  validate a config file, touch no network
+  isa-monitor <command> --help               help for one command
+  isa-monitor --version                      print the version
+
+Exit codes: 0 success, 1 check failed, 2 usage or config error.
+Docs: docs/configuration.md, docs/metrics.md, docs/alerts.md, docs/simulator.md`;
+
+export const COMMAND_USAGE: Record<string, string> = {
+  run: `Usage: isa-monitor run [--config FILE] [--log-level LEVEL]
+
+Runs the daemon: pings and session-lifecycle checks on schedule, metrics on /metrics,
+status on /api/status, /healthz and /readyz.
+
+  --config FILE      YAML config (default: $ISA_MONITOR_CONFIG)
+  --log-level LEVEL  debug | info | warn | error (overrides the config)
+
+Without a config file and without any ISA_* environment variable, starts in demo mode:
+an embedded ISA API simulator with a scripted fault timeline, two environments
+(sandbox, production), metrics on http://127.0.0.1:9464/metrics.
+SIGTERM or SIGINT stops gracefully (exit 0). Exit 2 on a config error.`,
+
+  check: `Usage: isa-monitor check ping|lifecycle [--config FILE --environment NAME]
+                                      [--base-url URL (--api-key-env VAR | --api-key-file FILE)]
+                                      [--address "STREET1, ZIP"] [--expect STATUS] [--json]
+
+Runs one check once against one environment, prints a step-by-step trace (or one JSON
+document with --json) and exits 0 when the check passed, 1 when it failed, 2 on a usage
+or config error.
+
+  --config FILE         config file; with --environment NAME picks the environment
+                        (default: the first one)
+  --base-url URL        check this API base URL instead of a configured environment
+  --api-key-env VAR     with --base-url: environment variable holding the API key
+  --api-key-file FILE   with --base-url: file holding the API key
+  --address ADDR        with --base-url, lifecycle: "STREET1, ZIP" or a JSON object
+                        (default: "1 Instant Way, 80202", a simulator test address)
+  --expect STATUS       expected qualify status: available | no_service | failed | any
+  --json                print the result as JSON`,
+
+  simulate: `Usage: isa-monitor simulate [--port P] [--host H] [--api-key KEY ...]
+                            [--mode fast|realistic] [--demo-timeline]
+
+Runs the ISA API simulator. Prints its base URL as the first line on stdout.
+  --port P          port (default 8080; 0 picks a free one)
+  --host H          address to listen on (default 127.0.0.1)
+  --api-key KEY     accepted bearer key, repeatable (default: $ISA_SIMULATOR_API_KEY, or a
+                    random key printed on stderr)
+  --mode MODE       fast: lookups resolve in seconds (default); realistic: 20-30 s
+  --demo-timeline   play the demo fault timeline (see docs/simulator.md)`,
+
+  'validate-config': `Usage: isa-monitor validate-config --config FILE
+
+Loads and validates the config, prints every problem at once (one per line, with its
+key path), touches no network. Exit 0 when valid, 2 when not.`,
+};

@@ -1,0 +1,23 @@
+import { formatProblems, loadConfig } from '../config/index.js';
+import { COMMAND_USAGE } from './usage.js';
+import { EXIT, parse, UsageError, type CliIO } from './io.js';
+
+/** `isa-monitor validate-config --config FILE` */
+export function validateConfigCommand(args: string[], io: CliIO): number {
+  const { values } = parse(args, { config: { type: 'string' }, help: { type: 'boolean' } });
+  if (values.help) {
+    io.out(COMMAND_USAGE['validate-config'] ?? '');
+    return EXIT.ok;
+  }
+  const configFile = values.config ?? io.env['ISA_MONITOR_CONFIG'];
+  if (!configFile) throw new UsageError('validate-config needs --config FILE');
+  const loaded = loadConfig({ configFile, env: io.env, cwd: io.cwd });
+  if (!loaded.ok) {
+    io.err(`${configFile}: ${loaded.problems.length} problem(s)`);
+    io.err(formatProblems(loaded.problems));
+    return EXIT.usage;
+  }
+  const envs = loaded.config.environments.map((e) => e.name).join(', ');
+  io.out(`${configFile}: valid (environments: ${envs})`);
+  return EXIT.ok;
+}

@@ -1,0 +1,167 @@
+/**
+ * The daemon's main thread: metrics registry, status history, HTTP server and logs. The checks run
+ * in the measurement worker and report here as events; this thread turns them into metrics, status
+ * and one log line per run.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { CheckResult } from './checks/check.js';
+import type { MonitorConfig } from './config/index.js';
+import {
+  startMeasurement,
+  type MeasurementHost,
+  type MeasurementMode,
+} from './measurement/host.js';
+import type { MeasurementEvent } from './measurement/messages.js';
+import { Recorder } from './metrics/recorder.js';
+import { createMetrics, type BuildInfo } from './metrics/registry.js';
+import { createServerApp } from './server/app.js';
+import { StatusHistory } from './server/status.js';
+
+export interface DaemonOptions {
+  config: MonitorConfig;
+  logger: Logger;
+  build: BuildInfo;
+  /** `worker` (default) keeps measurements off this thread; `inline` is for tests. */
+  measurement?: MeasurementMode;
+}
+
+export interface Daemon {
+  /** Base URL of the metrics/status server. */
+  url: string;
+  /** Graceful stop: readiness off, runs finished or aborted, sessions closed, server closed. */
+  stop(): Promise<void>;
+}
+
+/** Starts the server, then the measurement engine; resolves once schedules are running. */
+export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+  const { config, logger } = opts;
+  const metrics = createMetrics({
+    environments: config.environments.map((env) => ({
+      name: env.name,
+      thresholds: env.thresholds,
+      pingIntervalMs: env.ping.intervalMs,
+    })),
+    build: opts.build,
+  });
+  const recorder = new Recorder(metrics);
+  const status = new StatusHistory();
+  let ready = false;
+  const app = createServerApp({
+    registry: metrics.registry,
+    status,
+    isReady: () => ready,
+    logger,
+  });
+  const server = await listen(app, config.listen.host, config.listen.port);
+  const address = server.address() as AddressInfo;
+  const url = `http://${formatHost(address.address)}:${address.port}`;
+  logger.info({ url }, 'serving /metrics, /healthz, /readyz and /api/status');
+
+  const onEvent = (event: MeasurementEvent): void => {
+    switch (event.type) {
+      case 'result':
+        recorder.recordResult(event.result);
+        status.add(event.result);
+        logRun(logger, event.result);
+        break;
+      case 'skip':
+        recorder.recordSkip(event.environment, event.check, event.reason);
+        logger.info(
+          { environment: event.environment, check: event.check, reason: event.reason },
+          'check run skipped',
+        );
+        break;
+      case 'sessions_open':
+        recorder.setSessionsOpen(event.environment, event.count);
+        break;
+      case 'log':
+        logger[event.level](event.fields, event.msg);
+        break;
+      case 'ready':
+        logger.info(
+          { schedule: event.schedule, leftoverSessions: event.leftoverSessions },
+          'schedules started',
+        );
+        break;
+      case 'fatal':
+        logger.error({ detail: event.message }, 'measurement engine failed');
+        break;
+      case 'stopped':
+        break;
+    }
+  };
+
+  let measurement: MeasurementHost;
+  try {
+    measurement = await startMeasurement(
+      { config, userAgent: `isa-monitor/${opts.build.version}` },
+      onEvent,
+      opts.measurement ?? 'worker',
+    );
+  } catch (err) {
+    await closeServer(server);
+    throw err;
+  }
+  ready = true;
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    stop() {
+      stopping ??= (async () => {
+        ready = false;
+        logger.info({ graceMs: config.shutdownTimeoutMs }, 'shutting down');
+        await measurement.stop(config.shutdownTimeoutMs);
+        await closeServer(server);
+        logger.info({}, 'stopped');
+        logger.flush();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** One line per run: what on-call greps for. */
+function logRun(logger: Logger, result: CheckResult): void {
+  const requestIds = result.steps.map((s) => s.requestId).filter((id) => id !== null);
+  logger[result.outcome === 'pass' ? 'info' : 'warn'](
+    {
+      environment: result.environment,
+      check: result.check,
+      outcome: result.outcome,
+      reason: result.reason,
+      latencyClass: result.latencyClass,
+      qualifyStatus: result.qualifyStatus,
+      durationMs: result.durationMs,
+      steps: result.steps.map((s) => ({
+        name: s.name,
+        statusCode: s.statusCode,
+        durationMs: s.durationMs,
+        ...(s.error ? { error: s.error } : {}),
+      })),
+      ...(requestIds.length > 0 ? { requestIds } : {}),
+    },
+    `${result.check} ${result.outcome}`,
+  );
+}
+
+function listen(app: import('express').Express, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function formatHost(address: string): string {
+  return address.includes(':') ? `[${address}]` : address;
+}

@@ -1,0 +1,46 @@
+/**
+ * Messages between the measurement thread (scheduler, checks, API client) and the main thread
+ * (metrics registry, HTTP server, logging). Plain data only: they cross a worker boundary.
+ */
+import type { CheckResult } from '../checks/check.js';
+import type { CheckName, SkipReason } from '../checks/results.js';
+import type { MonitorConfig } from '../config/index.js';
+import type { ScheduledTaskInfo } from '../scheduler/scheduler.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export type MeasurementEvent =
+  | { type: 'ready'; schedule: ScheduledTaskInfo[]; leftoverSessions: number }
+  | { type: 'result'; result: CheckResult }
+  | { type: 'skip'; environment: string; check: CheckName; reason: SkipReason }
+  | { type: 'sessions_open'; environment: string; count: number }
+  | { type: 'log'; level: LogLevel; fields: Record<string, unknown>; msg: string }
+  | { type: 'stopped' }
+  | { type: 'fatal'; message: string };
+
+export type MeasurementCommand = { type: 'stop'; graceMs: number };
+
+export interface MeasurementInit {
+  config: MonitorConfig;
+  userAgent: string;
+}
+
+/** Turns Error values in log fields into plain objects shaped like pino's `err` serializer. */
+export function plainFields(fields: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    out[key] = value instanceof Error ? plainError(value) : value;
+  }
+  return out;
+}
+
+function plainError(err: Error): Record<string, unknown> {
+  const code = (err as NodeJS.ErrnoException).code;
+  return {
+    type: err.name,
+    message: err.message,
+    ...(code ? { code } : {}),
+    ...(err.stack ? { stack: err.stack } : {}),
+    ...(err.cause instanceof Error ? { cause: plainError(err.cause) } : {}),
+  };
+}

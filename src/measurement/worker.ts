@@ -1,0 +1,26 @@
+/** Worker-thread entry: runs the measurement engine and relays its events to the main thread. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { startEngine } from './engine.js';
+import type { MeasurementCommand, MeasurementEvent, MeasurementInit } from './messages.js';
+
+const port = parentPort;
+if (!port) throw new Error('measurement worker must run in a worker thread');
+
+const emit = (event: MeasurementEvent): void => port.postMessage(event);
+
+try {
+  const engine = await startEngine(workerData as MeasurementInit, emit);
+  port.on('message', (command: MeasurementCommand) => {
+    if (command.type !== 'stop') return;
+    void engine.stop(command.graceMs).then(
+      () => {
+        emit({ type: 'stopped' });
+        port.close();
+      },
+      (err: unknown) => emit({ type: 'fatal', message: `shutdown failed: ${String(err)}` }),
+    );
+  });
+} catch (err) {
+  emit({ type: 'fatal', message: err instanceof Error ? err.message : String(err) });
+  port.close();
+}

@@ -1,0 +1,158 @@
+/**
+ * Runs one check once: gives it a context, times it on the monotonic clock, enforces its deadline,
+ * runs its cleanups (with a fresh deadline, also after failures and aborts) and assembles the
+ * Result. The framework, not the check, owns timing and error capture.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ApiClient, ApiResponse } from './api/client.js';
+import type {
+  Check,
+  CheckContext,
+  CheckLogger,
+  CheckOutcome,
+  CheckResult,
+  SessionTracker,
+  StepRecord,
+} from './checks/check.js';
+import type { EnvironmentConfig } from './config/index.js';
+import type { BackoffGate } from './limits/backoff-gate.js';
+import type { RequestBudget } from './limits/request-budget.js';
+
+export interface RunOptions {
+  check: Check;
+  environment: EnvironmentConfig;
+  client: ApiClient;
+  budget: RequestBudget;
+  gate: BackoffGate;
+  sessions: SessionTracker;
+  log: CheckLogger;
+  runNumber: number;
+  /** Deadline for the whole run; cleanups get `cleanupTimeoutMs` on top. */
+  timeoutMs: number;
+  cleanupTimeoutMs?: number;
+  /** Aborts the run from outside (shutdown). */
+  signal?: AbortSignal;
+  /** Monotonic clock in ms. */
+  now?: () => number;
+  /** Wall clock in ms, for `startedAt`. */
+  wallNow?: () => number;
+}
+
+/** Runs `opts.check` once and returns its Result. Never throws. */
+export async function runCheck(opts: RunOptions): Promise<CheckResult> {
+  const now = opts.now ?? (() => performance.now());
+  const startedAt = (opts.wallNow ?? Date.now)();
+  const start = now();
+  const correlationId = randomUUID();
+  const steps: StepRecord[] = [];
+  const responses: CheckResult['responses'] = [];
+  const contractChecks: CheckResult['contractChecks'] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+
+  const deadline = AbortSignal.timeout(opts.timeoutMs);
+  let signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
+  const log = withFields(opts.log, { correlationId });
+
+  const ctx: CheckContext = {
+    environment: opts.environment,
+    client: opts.client,
+    get signal() {
+      return signal;
+    },
+    log,
+    correlationId,
+    runNumber: opts.runNumber,
+    sessions: opts.sessions,
+    now,
+    async acquireBudget() {
+      await opts.gate.waitOpen(signal);
+      await opts.budget.acquire(signal);
+    },
+    sleep: (ms) => delay(ms, undefined, { signal }),
+    step(name, response) {
+      opts.gate.observe(response.statusCode, response.retryAfterMs);
+      responses.push({
+        operation: response.operation,
+        code: response.statusCode === null ? 'none' : String(response.statusCode),
+      });
+      const record = stepRecord(name, response);
+      steps.push(record);
+      return record;
+    },
+    addStep: (record) => steps.push(record),
+    contract: (check, result, detail) =>
+      contractChecks.push(detail === undefined ? { check, result } : { check, result, detail }),
+    cleanup: (fn) => cleanups.push(fn),
+  };
+
+  let outcome: CheckOutcome;
+  try {
+    outcome = await opts.check.run(ctx);
+  } catch (err) {
+    const aborted = signal.aborted;
+    log.warn({ err, aborted }, 'check run ended with an error');
+    outcome = {
+      outcome: 'fail',
+      reason: aborted ? 'timeout' : 'error',
+    };
+  }
+
+  // Cleanups run newest first, under their own deadline, and never change the outcome.
+  signal = AbortSignal.timeout(opts.cleanupTimeoutMs ?? 15_000);
+  for (const cleanup of cleanups.reverse()) {
+    try {
+      await cleanup();
+    } catch (err) {
+      log.warn({ err }, 'check cleanup failed');
+    }
+  }
+
+  return {
+    check: opts.check.name,
+    environment: opts.environment.name,
+    outcome: outcome.outcome,
+    reason: outcome.reason,
+    latencyClass: outcome.latencyClass ?? null,
+    qualifyStatus: outcome.qualifyStatus ?? null,
+    startedAt,
+    durationMs: round(now() - start),
+    steps,
+    ...(outcome.ping ? { ping: outcome.ping } : {}),
+    ...(outcome.lifecycle ? { lifecycle: outcome.lifecycle } : {}),
+    responses,
+    contractChecks,
+  };
+}
+
+function stepRecord(name: string, response: ApiResponse): StepRecord {
+  let error: string | null = null;
+  if (response.transportError) error = response.transportError.message;
+  else if (response.bodyError) error = `response body: ${response.bodyError}`;
+  else if (response.statusCode !== null && response.statusCode >= 400) {
+    error = `HTTP ${response.statusCode}`;
+  }
+  return {
+    name,
+    method: response.method,
+    // Session tokens stay out of traces, status pages and logs.
+    path: response.path.replace(/^\/sessions\/[^/]+/, '/sessions/{token}'),
+    statusCode: response.statusCode,
+    durationMs: round(response.durationMs),
+    requestId: response.requestId,
+    error,
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+function withFields(log: CheckLogger, fields: object): CheckLogger {
+  return {
+    debug: (obj, msg) => log.debug({ ...fields, ...obj }, msg),
+    info: (obj, msg) => log.info({ ...fields, ...obj }, msg),
+    warn: (obj, msg) => log.warn({ ...fields, ...obj }, msg),
+    error: (obj, msg) => log.error({ ...fields, ...obj }, msg),
+  };
+}
