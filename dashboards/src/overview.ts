@@ -1,0 +1,876 @@
+/**
+ * The isa-monitor overview dashboard: what on-call opens first. Top to bottom: is each
+ * environment answering and how fast; latency in detail; the session lifecycle and qualify
+ * behaviour; the API contract and raw responses; the 99.5 % error budget; the monitor itself.
+ */
+import {
+  AnnotationQueryBuilder,
+  DashboardBuilder,
+  DashboardCursorSync,
+  DatasourceVariableBuilder,
+  type Dashboard,
+  QueryVariableBuilder,
+  VariableRefresh,
+  VariableSort,
+} from '@grafana/grafana-foundation-sdk/dashboard';
+import {
+  ScaleDistribution,
+  ScaleDistributionConfigBuilder,
+  LineInterpolation,
+  VisibilityMode,
+} from '@grafana/grafana-foundation-sdk/common';
+import {
+  HeatmapColorOptionsBuilder,
+  HeatmapColorMode,
+  HeatmapColorScale,
+  YAxisConfigBuilder,
+  CellValuesBuilder,
+  HeatmapTooltipBuilder,
+} from '@grafana/grafana-foundation-sdk/heatmap';
+import { TooltipDisplayMode } from '@grafana/grafana-foundation-sdk/common';
+import { METRICS } from '../../src/metrics/definitions.js';
+import { LATENCY_CLASSES, PING_RESULTS, type PingResult } from '../../src/checks/results.js';
+import {
+  COLORS,
+  addSections,
+  countBarsPanel,
+  dashedThresholds,
+  fixedColor,
+  heatmapPanel,
+  keepRowsAbove,
+  linePanel,
+  organizeColumns,
+  referenceLine,
+  sortDescending,
+  stateTimelinePanel,
+  statPanel,
+  tablePanel,
+  thresholds,
+  valueMappings,
+  DATASOURCE,
+} from './panels.js';
+import {
+  RUNTIME_METRICS,
+  VARIABLES,
+  histogramMean,
+  increase,
+  rate,
+  select,
+  selectFiringAlerts,
+  selectHistogram,
+  selectMonitorUp,
+  selectRuntime,
+} from './promql.js';
+
+/** Stable dashboard uid: links, bookmarks and alert annotations point at it. */
+export const OVERVIEW_UID = 'isa-monitor-overview';
+
+/** The ping availability objective (contract §5, `IsaApiErrorBudgetBurn`). */
+export const AVAILABILITY_OBJECTIVE = 0.995;
+
+/**
+ * Ping results that spend the error budget: the API failed to give a valid answer. 401 and 429
+ * are excluded (our credentials, our request rate: not the API being unavailable), as in
+ * `IsaApiDown`; so is `ok`.
+ */
+export const BUDGET_BAD_RESULTS = PING_RESULTS.filter(
+  (result: PingResult) => !['ok', 'unauthorized', 'rate_limited'].includes(result),
+);
+
+const { interval, rateInterval, range } = VARIABLES;
+const BY_ENV = 'environment';
+
+/** Static latency class boundaries (API guidance: expected < 100 ms, warning 500, critical 1000). */
+const LATENCY_STEPS = [
+  [0.1, COLORS.elevated],
+  [0.5, COLORS.warning],
+  [1, COLORS.bad],
+] as const;
+
+const CLASS_COLORS = [COLORS.good, COLORS.elevated, COLORS.warning, COLORS.bad] as const;
+
+/** Windows of the burn-rate panel, as `[PromQL range, seconds]`. */
+const BURN_WINDOWS = [
+  ['1h', 3600],
+  ['6h', 6 * 3600],
+  ['1d', 86400],
+  ['3d', 3 * 86400],
+] as const;
+const BUDGET_WINDOW = ['30d', 30 * 86400] as const;
+
+/**
+ * Share of expected pings that failed in a window, per environment: bad pings divided by the
+ * number of pings the configured interval should have produced (window / interval). Gaps in the
+ * monitor lower this ratio rather than inflating it (they have their own alerts); per instance
+ * first so two monitors do not double-count, then the worst instance.
+ */
+function failedShareOfExpected(window: string, seconds: number): string {
+  const bad = increase(
+    select(METRICS.pingAttempts, { result: { re: BUDGET_BAD_RESULTS } }),
+    window,
+  );
+  const expected = `(${seconds} / max by (environment, instance) (${select(METRICS.pingInterval)}))`;
+  return `max by (environment) (sum by (environment, instance) (${bad}) / ${expected})`;
+}
+
+/** `last ping slower than the threshold of <level>`, 0 or 1, matched per environment and instance. */
+function slowerThan(level: 'expected' | 'warning' | 'critical'): string {
+  return `(${select(METRICS.pingLastDuration)} > bool on (environment, instance) ${select(METRICS.latencyThreshold, { level })})`;
+}
+
+function statusSection() {
+  const pingUp = statPanel({
+    title: 'Ping up',
+    description:
+      'Did the last ping of each environment get a valid 200 {message, timestamp}? DOWN means the API failed, timed out, rejected our key (401) or rate-limited us (429): see "Pings by result" for which. "No data" means the monitor is not being scraped: check the row "isa-monitor itself".',
+    unit: 'none',
+    queries: [
+      { expr: `min by (${BY_ENV}) (${select(METRICS.pingUp)})`, legend: '{{environment}}' },
+    ],
+  })
+    .mappings(valueMappings({ 0: ['DOWN', COLORS.bad], 1: ['UP', COLORS.good] }))
+    .thresholds(thresholds(COLORS.bad, [[1, COLORS.good]]))
+    .noValue('no data');
+
+  const lastLatency = statPanel({
+    title: 'Last ping latency',
+    description:
+      'Duration of the last GET /ping per environment. Colours follow the API guidance: green under 100 ms (expected), yellow above 100 ms (elevated), orange above 500 ms (warning), red above 1 s (critical). One slow ping is noise; the latency alerts need several of the last pings to be slow.',
+    unit: 's',
+    queries: [
+      {
+        expr: `max by (${BY_ENV}) (${select(METRICS.pingLastDuration)})`,
+        legend: '{{environment}}',
+      },
+    ],
+  }).thresholds(thresholds(COLORS.good, LATENCY_STEPS));
+
+  const successShare = statPanel({
+    title: 'Ping success (time range)',
+    description:
+      'Share of pings in the selected time range that got a valid answer. Below 99.5 % the month-long objective is at risk if it continues: see the error budget row.',
+    unit: 'percentunit',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}) (${increase(select(METRICS.pingAttempts, { result: 'ok' }), range)}) / sum by (${BY_ENV}) (${increase(select(METRICS.pingAttempts), range)})`,
+        legend: '{{environment}}',
+      },
+    ],
+  })
+    .decimals(2)
+    .thresholds(
+      thresholds(COLORS.bad, [
+        [0.99, COLORS.warning],
+        [AVAILABILITY_OBJECTIVE, COLORS.good],
+      ]),
+    );
+
+  const lifecycleAge = statPanel({
+    title: 'Last successful lifecycle run',
+    description:
+      'Time since a synthetic session was last created, qualified, read and closed successfully. Runs come every few minutes; orange after 10 min, red after 15 min (IsaLifecycleFailing pages when at least two runs failed and none succeeded for 15 min in production). "never" means no success since the monitor started.',
+    unit: 's',
+    queries: [
+      {
+        expr: `time() - max by (${BY_ENV}) (${select(METRICS.lifecycleLastSuccess)} > 0)`,
+        legend: '{{environment}}',
+      },
+    ],
+  })
+    .thresholds(
+      thresholds(COLORS.good, [
+        [600, COLORS.warning],
+        [900, COLORS.bad],
+      ]),
+    )
+    .noValue('never');
+
+  const leakedSessions = statPanel({
+    title: 'Synthetic sessions left open',
+    description:
+      'Sessions this monitor created and has not seen closed, taking the lowest value of the last 15 min so the session of a run in progress does not count. Above 0 means closing failed and test sessions are piling up at the API (IsaSyntheticSessionsLeaking).',
+    unit: 'short',
+    queries: [
+      {
+        expr: `max by (${BY_ENV}) (min_over_time(${select(METRICS.syntheticSessionsOpen)}[15m]))`,
+        legend: '{{environment}}',
+      },
+    ],
+  })
+    .decimals(0)
+    .thresholds(thresholds(COLORS.good, [[1, COLORS.warning]]));
+
+  const firingAlerts = statPanel({
+    title: 'Firing alerts',
+    description:
+      'Number of isa-monitor alerts firing now for the selected environments, including alerts about the monitor itself (Watchdog excluded). They are also drawn as red annotations on every graph; details in Alertmanager.',
+    unit: 'short',
+    queries: [{ expr: `count(${selectFiringAlerts()}) or vector(0)`, legend: 'firing' }],
+  })
+    .decimals(0)
+    .thresholds(thresholds(COLORS.good, [[1, COLORS.bad]]));
+
+  return {
+    title: 'Status',
+    lines: [
+      {
+        height: 5,
+        panels: [
+          { panel: pingUp, width: 4 },
+          { panel: lastLatency, width: 4 },
+          { panel: successShare, width: 4 },
+          { panel: lifecycleAge, width: 4 },
+          { panel: leakedSessions, width: 4 },
+          { panel: firingAlerts, width: 4 },
+        ],
+      },
+    ],
+  };
+}
+
+function latencySection() {
+  const latency = linePanel({
+    title: 'Ping latency and thresholds',
+    description:
+      'Duration of every ping (one a minute, held until the next) on a log scale, with the configured thresholds of each environment as dashed lines: green expected, orange warning, red critical. Timeouts show at their elapsed time. Compare with the event-loop lag in the last row: a busy monitor inflates what it measures.',
+    unit: 's',
+    queries: [
+      {
+        expr: `max by (${BY_ENV}) (${select(METRICS.pingLastDuration)})`,
+        legend: '{{environment}}',
+      },
+      {
+        expr: `max by (${BY_ENV}, level) (${select(METRICS.latencyThreshold)})`,
+        legend: '{{environment}} {{level}} threshold',
+      },
+    ],
+  })
+    .lineInterpolation(LineInterpolation.StepAfter)
+    .scaleDistribution(new ScaleDistributionConfigBuilder().type(ScaleDistribution.Log).log(10))
+    .overrideByRegexp(' expected threshold$', referenceLine(COLORS.good))
+    .overrideByRegexp(' warning threshold$', referenceLine(COLORS.warning))
+    .overrideByRegexp(' critical threshold$', referenceLine(COLORS.bad));
+
+  const heatmap = heatmapPanel({
+    title: 'Ping latency distribution',
+    description:
+      'How many pings fell into each latency bucket per time slot (buckets end exactly at 100 ms, 500 ms and 1 s). A band creeping upwards is a slow degradation; a second band is bimodal latency (some requests slow). Select a single environment: all selected environments are added together.',
+    unit: 's',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: `sum by (le) (${increase(selectHistogram(METRICS.pingDuration, 'bucket'), interval)})`,
+        legend: '{{le}}',
+        format: 'heatmap',
+      },
+    ],
+  })
+    .color(
+      new HeatmapColorOptionsBuilder()
+        .mode(HeatmapColorMode.Scheme)
+        .scheme('Oranges')
+        .fill('dark-orange')
+        .scale(HeatmapColorScale.Exponential)
+        .exponent(0.5)
+        .steps(64),
+    )
+    .yAxis(new YAxisConfigBuilder().unit('s').decimals(2))
+    .cellValues(new CellValuesBuilder().unit('short').decimals(0))
+    .tooltip(new HeatmapTooltipBuilder().mode(TooltipDisplayMode.Single).yHistogram(true))
+    .showValue(VisibilityMode.Never);
+
+  const classTimeline = stateTimelinePanel({
+    title: 'Latency class',
+    description:
+      'Class of the last ping over time, against the thresholds configured for each environment: expected (green), elevated (yellow, above the expected threshold), warning (orange) and critical (red). Long orange or red stretches are what the latency alerts fire on; isolated blips are not.',
+    unit: 'none',
+    queries: [
+      {
+        expr: `max by (${BY_ENV}) (${slowerThan('expected')} + ${slowerThan('warning')} + ${slowerThan('critical')})`,
+        legend: '{{environment}}',
+      },
+    ],
+  })
+    .mappings(
+      valueMappings(
+        Object.fromEntries(
+          LATENCY_CLASSES.map((name, index) => [
+            String(index),
+            [name, CLASS_COLORS[index] ?? COLORS.muted] as const,
+          ]),
+        ),
+      ),
+    )
+    .thresholds(
+      thresholds(COLORS.good, [
+        [1, COLORS.elevated],
+        [2, COLORS.warning],
+        [3, COLORS.bad],
+      ]),
+    );
+
+  const phases = linePanel({
+    title: 'Ping phases (mean)',
+    description:
+      'Mean time of each ping phase: resolve (DNS, when a name is resolved), connect (TCP), tls (handshake), processing (request sent to first byte: the API working) and transfer (reading the body). Slow processing points at the API; slow resolve/connect/tls points at the network or at the monitor host.',
+    unit: 's',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: histogramMean(METRICS.pingPhaseDuration, [BY_ENV, 'phase'], rateInterval),
+        legend: '{{environment}} {{phase}}',
+      },
+    ],
+  });
+
+  const results = countBarsPanel({
+    title: 'Pings by result',
+    description:
+      'Pings per time slot by result. server_error, timeout and network_error mean the API is down or unreachable (IsaApiDown); unauthorized means our API key is rejected (IsaCredentialsRejected); rate_limited means we got 429 (IsaApiRateLimited); unexpected_status and invalid_body mean the API answered something outside its contract.',
+    unit: 'short',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.pingAttempts), interval)})`,
+        legend: '{{environment}} {{result}}',
+      },
+    ],
+  })
+    .axisLabel('pings per slot')
+    .overrideByRegexp(' ok$', fixedColor(COLORS.good));
+
+  return {
+    title: 'Ping latency',
+    lines: [
+      {
+        height: 9,
+        panels: [
+          { panel: latency, width: 14 },
+          { panel: heatmap, width: 10 },
+        ],
+      },
+      { height: 5, panels: [{ panel: classTimeline, width: 24 }] },
+      {
+        height: 8,
+        panels: [
+          { panel: phases, width: 12 },
+          { panel: results, width: 12 },
+        ],
+      },
+    ],
+  };
+}
+
+function lifecycleSection() {
+  const runs = countBarsPanel({
+    title: 'Lifecycle runs by result',
+    description:
+      "Finished synthetic session runs (create → poll until qualified → get → close → verify 410) per time slot, by result. success is the only good one; the result names the step that failed. unauthorized and rate_limited are on our side; address_validation_unavailable is the API's documented 503.",
+    unit: 'short',
+    minInterval: '15m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.lifecycleRuns), interval)})`,
+        legend: '{{environment}} {{result}}',
+      },
+    ],
+  })
+    .axisLabel('runs per slot')
+    .overrideByRegexp(' success$', fixedColor(COLORS.good));
+
+  const steps = linePanel({
+    title: 'Lifecycle step durations (mean)',
+    description:
+      'Mean duration of each lifecycle step. poll spans the whole polling loop until a final qualify status (typically 20–30 s, give-up at 90 s), so it dominates; a slow create, get or close points at the session endpoints themselves.',
+    unit: 's',
+    minInterval: '15m',
+    queries: [
+      {
+        expr: histogramMean(METRICS.lifecycleStepDuration, [BY_ENV, 'step'], rateInterval),
+        legend: '{{environment}} {{step}}',
+      },
+    ],
+  });
+
+  const openSessions = linePanel({
+    title: 'Open synthetic sessions',
+    description:
+      'Sessions this monitor created and has not yet seen closed. It rises to 1 during a run and must return to 0; a floor above 0 means sessions leak (closing failed), which IsaSyntheticSessionsLeaking reports.',
+    unit: 'short',
+    queries: [
+      {
+        expr: `max by (${BY_ENV}) (${select(METRICS.syntheticSessionsOpen)})`,
+        legend: '{{environment}}',
+      },
+    ],
+  })
+    .lineInterpolation(LineInterpolation.StepAfter)
+    .decimals(0)
+    .min(0);
+
+  const outcomes = countBarsPanel({
+    title: 'Qualify outcomes',
+    description:
+      'Final qualify status of each run: available (providers found), no_service (none serve the address), failed (lookup errored) and timeout (gave up after 90 s: the answer is unknown, not no-service). A rising share of timeouts is IsaQualifyTimeoutsRising.',
+    unit: 'short',
+    minInterval: '15m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, status) (${increase(select(METRICS.qualifyOutcomes), interval)})`,
+        legend: '{{environment}} {{status}}',
+      },
+    ],
+  })
+    .axisLabel('runs per slot')
+    .overrideByRegexp(' available$', fixedColor(COLORS.good))
+    .overrideByRegexp(' no_service$', fixedColor(COLORS.neutral))
+    .overrideByRegexp(' failed$', fixedColor(COLORS.bad))
+    .overrideByRegexp(' timeout$', fixedColor(COLORS.warning));
+
+  const polls = countBarsPanel({
+    title: 'Qualify poll statuses',
+    description:
+      'qualify_status of every creation and poll response. Mostly pending while a lookup runs; many retry_later answers mean the API has transient upstream trouble even when runs still finish.',
+    unit: 'short',
+    minInterval: '15m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, status) (${increase(select(METRICS.qualifyPolls), interval)})`,
+        legend: '{{environment}} {{status}}',
+      },
+    ],
+  }).axisLabel('responses per slot');
+
+  const timeToQualify = linePanel({
+    title: 'Time to qualify',
+    description:
+      'Time from session creation to the final qualify status: mean and 90th percentile. Dashed lines: 30 s (upper end of typical), 45 s (early warning), 90 s (the monitor gives up and records a timeout). Runs come every few minutes, so each point summarises only a few runs.',
+    unit: 's',
+    minInterval: '15m',
+    queries: [
+      {
+        expr: histogramMean(METRICS.qualifyDuration, [BY_ENV], rateInterval),
+        legend: '{{environment}} mean',
+      },
+      {
+        expr: `histogram_quantile(0.9, sum by (${BY_ENV}, le) (${rate(selectHistogram(METRICS.qualifyDuration, 'bucket'), rateInterval)}))`,
+        legend: '{{environment}} p90',
+      },
+    ],
+  })
+    .thresholdsStyle(dashedThresholds())
+    .thresholds(
+      thresholds(COLORS.good, [
+        [30, COLORS.elevated],
+        [45, COLORS.warning],
+        [90, COLORS.bad],
+      ]),
+    )
+    .axisSoftMax(100)
+    .min(0);
+
+  return {
+    title: 'Session lifecycle and qualification',
+    lines: [
+      {
+        height: 8,
+        panels: [
+          { panel: runs, width: 8 },
+          { panel: steps, width: 8 },
+          { panel: openSessions, width: 8 },
+        ],
+      },
+      {
+        height: 8,
+        panels: [
+          { panel: outcomes, width: 8 },
+          { panel: polls, width: 8 },
+          { panel: timeToQualify, width: 8 },
+        ],
+      },
+    ],
+  };
+}
+
+function contractSection() {
+  const contractColors = <
+    B extends { overrideByRegexp(p: string, v: ReturnType<typeof fixedColor>): B },
+  >(
+    builder: B,
+  ): B =>
+    builder
+      .overrideByRegexp(' pass$', fixedColor(COLORS.good))
+      .overrideByRegexp(' fail$', fixedColor(COLORS.bad))
+      .overrideByRegexp(' error$', fixedColor(COLORS.warning));
+
+  const closedGone = contractColors(
+    countBarsPanel({
+      title: 'Closed session answers 410',
+      description:
+        'After closing its session, each run requests it again: the API must answer 410 Gone. fail means it answered something else (the session is not really closed: IsaClosedSessionNotGone after two in an hour); error means the check could not run (no answer).',
+      unit: 'short',
+      minInterval: '15m',
+      queries: [
+        {
+          expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.contractChecks, { check: 'closed_session_gone' }), interval)})`,
+          legend: '{{environment}} {{result}}',
+        },
+      ],
+    }).axisLabel('checks per slot'),
+  );
+
+  const otherChecks = contractColors(
+    countBarsPanel({
+      title: 'Other contract checks',
+      description:
+        'response_schema: responses matched the documented shapes; session_token_header: session responses carried the session_token header. A fail means the API changed its contract: clients may break even while pings are green.',
+      unit: 'short',
+      minInterval: '15m',
+      queries: [
+        {
+          expr: `sum by (${BY_ENV}, check, result) (${increase(select(METRICS.contractChecks, { check: { not: 'closed_session_gone' } }), interval)})`,
+          legend: '{{environment}} {{check}} {{result}}',
+        },
+      ],
+    }).axisLabel('checks per slot'),
+  );
+
+  const skipped = countBarsPanel({
+    title: 'Skipped checks',
+    description:
+      'Scheduled runs that did not run: overlap (the previous run was still going), rate_limit_backoff (the API sent 429 and we are waiting out Retry-After), budget (our own request budget for the environment was spent). Skips leave gaps in every other panel.',
+    unit: 'short',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, check, reason) (${increase(select(METRICS.checksSkipped), interval)})`,
+        legend: '{{environment}} {{check}} {{reason}}',
+      },
+    ],
+  }).axisLabel('skips per slot');
+
+  const responsesTable = tablePanel(
+    {
+      title: 'Responses by operation and code (time range)',
+      description:
+        'Every HTTP response the monitor received in the selected time range, by operation and status code; none means no response at all (timeout or network error). Start here to see which endpoint misbehaves and how.',
+      unit: 'short',
+      queries: [
+        {
+          expr: `sum by (${BY_ENV}, operation, code) (${increase(select(METRICS.httpResponses), range)})`,
+          legend: '{{environment}} {{operation}} {{code}}',
+        },
+      ],
+    },
+    [
+      keepRowsAbove('Value', 0.5),
+      sortDescending('Value'),
+      organizeColumns(['Time'], { Value: 'responses' }),
+    ],
+  ).decimals(0);
+
+  const errorResponses = countBarsPanel({
+    title: 'Non-2xx responses',
+    description:
+      'Responses other than 200/201 over time, by operation and code. 410 on verify_gone is expected (the closed-session check); 401 is our key, 429 is our rate, 5xx and none are the API or the network.',
+    unit: 'short',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, operation, code) (${increase(select(METRICS.httpResponses, { code: { nre: ['200', '201'] } }), interval)})`,
+        legend: '{{environment}} {{operation}} {{code}}',
+      },
+    ],
+  }).axisLabel('responses per slot');
+
+  return {
+    title: 'API contract and responses',
+    lines: [
+      {
+        height: 8,
+        panels: [
+          { panel: closedGone, width: 8 },
+          { panel: otherChecks, width: 8 },
+          { panel: skipped, width: 8 },
+        ],
+      },
+      {
+        height: 9,
+        panels: [
+          { panel: responsesTable, width: 12 },
+          { panel: errorResponses, width: 12 },
+        ],
+      },
+    ],
+  };
+}
+
+function errorBudgetSection() {
+  const [budgetRange, budgetSeconds] = BUDGET_WINDOW;
+  const budgetPercent = `${(AVAILABILITY_OBJECTIVE * 100).toFixed(1)} %`;
+  const allowed = (1 - AVAILABILITY_OBJECTIVE).toFixed(3);
+  const failedShare = failedShareOfExpected(budgetRange, budgetSeconds);
+
+  const availability = statPanel({
+    title: `Ping availability, ${budgetRange}`,
+    description: `Share of the pings expected in the last ${budgetRange} (window / ping interval) that did not fail; failures are ${BUDGET_BAD_RESULTS.join(', ')}. Objective ${budgetPercent}. Pings the monitor never sent (monitor down) are not counted as failures: those gaps have their own alerts.`,
+    unit: 'percentunit',
+    queries: [{ expr: `1 - ${failedShare}`, legend: '{{environment}}' }],
+  })
+    .decimals(3)
+    .thresholds(thresholds(COLORS.bad, [[AVAILABILITY_OBJECTIVE, COLORS.good]]));
+
+  const remaining = statPanel({
+    title: `Error budget remaining, ${budgetRange}`,
+    description: `How much of the ${budgetRange} error budget (${allowed} of expected pings may fail for a ${budgetPercent} objective) is left. 100 % means no failed pings; 0 % or below means the objective is missed for this window.`,
+    unit: 'percentunit',
+    queries: [{ expr: `1 - ${failedShare} / ${allowed}`, legend: '{{environment}}' }],
+  })
+    .decimals(1)
+    .thresholds(
+      thresholds(COLORS.bad, [
+        [0, COLORS.warning],
+        [0.25, COLORS.good],
+      ]),
+    );
+
+  const burn = linePanel({
+    title: 'Error budget burn rate',
+    description: `How fast the budget is spent: failed share of expected pings divided by ${allowed}, over several windows. 1× spends exactly the budget in ${budgetRange}. IsaApiErrorBudgetBurn opens a ticket at 6× over 6h, 3× over 1d or 1× over 3d (each confirmed by a shorter window). Dashed lines: 1×, 3×, 6×.`,
+    unit: 'suffix:×',
+    queries: BURN_WINDOWS.map(([window, seconds]) => ({
+      expr: `${failedShareOfExpected(window, seconds)} / ${allowed}`,
+      legend: `{{environment}} ${window}`,
+    })),
+  })
+    .thresholdsStyle(dashedThresholds())
+    .thresholds(
+      thresholds(COLORS.good, [
+        [1, COLORS.elevated],
+        [3, COLORS.warning],
+        [6, COLORS.bad],
+      ]),
+    )
+    .min(0)
+    .axisSoftMax(7);
+
+  return {
+    title: `Error budget (${budgetPercent} ping availability)`,
+    lines: [
+      {
+        height: 7,
+        panels: [
+          { panel: availability, width: 6 },
+          { panel: remaining, width: 6 },
+          { panel: burn, width: 12 },
+        ],
+      },
+    ],
+  };
+}
+
+function monitorSection() {
+  const monitorUp = statPanel({
+    title: 'Monitor scraped',
+    description:
+      'Can Prometheus scrape the monitor (up{job="isa-monitor"})? DOWN pages as IsaMonitorDown after 5 min; no data at all means the target vanished from Prometheus (IsaMonitorAbsent). While the monitor is down, every other panel is blind.',
+    unit: 'none',
+    queries: [{ expr: selectMonitorUp(), legend: '{{instance}}' }],
+  })
+    .mappings(valueMappings({ 0: ['DOWN', COLORS.bad], 1: ['UP', COLORS.good] }))
+    .thresholds(thresholds(COLORS.bad, [[1, COLORS.good]]))
+    .noValue('absent');
+
+  const restarts = statPanel({
+    title: 'Monitor restarts (time range)',
+    description:
+      'How often the monitor process restarted in the selected time range (its start time changed). Restarts reset in-flight runs and can leave a synthetic session open; repeated restarts suggest a crash loop or memory limit: check the logs and the memory panel.',
+    unit: 'short',
+    queries: [
+      {
+        expr: `changes(${selectRuntime(RUNTIME_METRICS.startTime)}[${range}])`,
+        legend: '{{instance}}',
+      },
+    ],
+  })
+    .decimals(0)
+    .thresholds(thresholds(COLORS.good, [[1, COLORS.warning]]));
+
+  const build = tablePanel(
+    {
+      title: 'Monitor build',
+      description:
+        'Version, source revision and Node.js version of each running monitor instance. Use it to tie a change in behaviour to a deployment.',
+      unit: 'none',
+      queries: [{ expr: select(METRICS.buildInfo), legend: '{{instance}}' }],
+    },
+    [organizeColumns(['Time', 'Value', '__name__'])],
+  );
+
+  const lastAttempt = linePanel({
+    title: 'Time since last ping attempt',
+    description:
+      'Seconds since each environment was last pinged. It saws between 0 and the ping interval; above 300 s (dashed line) the schedule is stuck while /metrics still answers (IsaMonitorStalled). Restart the monitor and check its logs.',
+    unit: 's',
+    queries: [
+      {
+        expr: `time() - max by (${BY_ENV}) (${select(METRICS.pingLastAttempt)} > 0)`,
+        legend: '{{environment}}',
+      },
+    ],
+  })
+    .thresholdsStyle(dashedThresholds())
+    .thresholds(thresholds(COLORS.good, [[300, COLORS.bad]]))
+    .min(0);
+
+  const lag = linePanel({
+    title: 'Event-loop lag next to ping latency',
+    description:
+      "The monitor's own event-loop delay (p99) beside the ping latency it measures, on one log scale. A ping is timed inside the same event loop, so when lag rises together with latency the monitor (CPU starvation, GC) is inflating the numbers, not the API.",
+    unit: 's',
+    queries: [
+      {
+        expr: `max by (instance) (${selectRuntime(RUNTIME_METRICS.eventLoopLagP99)})`,
+        legend: 'event-loop lag p99 {{instance}}',
+      },
+      {
+        expr: `max by (${BY_ENV}) (${select(METRICS.pingLastDuration)})`,
+        legend: 'ping {{environment}}',
+      },
+    ],
+  }).scaleDistribution(new ScaleDistributionConfigBuilder().type(ScaleDistribution.Log).log(10));
+
+  const memory = linePanel({
+    title: 'Monitor memory',
+    description:
+      'Resident memory of the monitor process and the used JavaScript heap. Steady growth over hours means a leak (for example response bodies not consumed); compare with the container memory limit.',
+    unit: 'bytes',
+    queries: [
+      { expr: selectRuntime(RUNTIME_METRICS.residentMemory), legend: 'resident {{instance}}' },
+      { expr: selectRuntime(RUNTIME_METRICS.heapUsed), legend: 'heap used {{instance}}' },
+    ],
+  }).min(0);
+
+  const cpu = linePanel({
+    title: 'Monitor CPU',
+    description:
+      'CPU used by the monitor process, as a share of one core. The monitor is mostly idle; sustained high CPU goes with event-loop lag and skewed latency measurements.',
+    unit: 'percentunit',
+    queries: [
+      {
+        expr: rate(selectRuntime(RUNTIME_METRICS.cpuSeconds), rateInterval),
+        legend: '{{instance}}',
+      },
+    ],
+  }).min(0);
+
+  return {
+    title: 'isa-monitor itself',
+    lines: [
+      {
+        height: 5,
+        panels: [
+          { panel: monitorUp, width: 4 },
+          { panel: restarts, width: 4 },
+          { panel: build, width: 16 },
+        ],
+      },
+      {
+        height: 8,
+        panels: [
+          { panel: lag, width: 12 },
+          { panel: lastAttempt, width: 12 },
+        ],
+      },
+      {
+        height: 8,
+        panels: [
+          { panel: memory, width: 12 },
+          { panel: cpu, width: 12 },
+        ],
+      },
+    ],
+  };
+}
+
+/** Builds the overview dashboard as Grafana classic dashboard JSON (an object). */
+export function buildOverviewDashboard(): Dashboard {
+  const builder = new DashboardBuilder('isa-monitor overview')
+    .uid(OVERVIEW_UID)
+    .description(
+      'Synthetic monitoring of the ISA API: ping latency and availability, the session lifecycle, the API contract, the error budget and the monitor itself. Generated from dashboards/src; do not edit in Grafana.',
+    )
+    .tags(['isa-monitor', 'synthetic-monitoring'])
+    .timezone('browser')
+    .tooltip(DashboardCursorSync.Crosshair)
+    .time({ from: 'now-6h', to: 'now' })
+    .refresh('1m')
+    .withVariable(
+      new DatasourceVariableBuilder('datasource')
+        .label('Data source')
+        .type('prometheus')
+        .description('The Prometheus that scrapes isa-monitor.'),
+    )
+    .withVariable(
+      new QueryVariableBuilder('environment')
+        .label('Environment')
+        .description('ISA API environments the monitor checks.')
+        .datasource(DATASOURCE)
+        .query(`label_values(${METRICS.pingUp.name}, environment)`)
+        .definition(`label_values(${METRICS.pingUp.name}, environment)`)
+        .refresh(VariableRefresh.OnTimeRangeChanged)
+        .sort(VariableSort.AlphabeticalAsc)
+        .multi(true)
+        .includeAll(true),
+    )
+    .withVariable(
+      new QueryVariableBuilder('instance')
+        .label('Monitor instance')
+        .description('Running isa-monitor instances (vantage points).')
+        .datasource(DATASOURCE)
+        .query(`label_values(${METRICS.buildInfo.name}, instance)`)
+        .definition(`label_values(${METRICS.buildInfo.name}, instance)`)
+        .refresh(VariableRefresh.OnTimeRangeChanged)
+        .sort(VariableSort.AlphabeticalAsc)
+        .multi(true)
+        .includeAll(true),
+    )
+    .annotation(
+      new AnnotationQueryBuilder()
+        .name('Firing alerts')
+        .datasource(DATASOURCE)
+        .enable(true)
+        .iconColor('red')
+        .expr(selectFiringAlerts())
+        .titleFormat('{{alertname}}')
+        .textFormat('{{environment}} severity={{severity}}')
+        .tagKeys('alertname,environment,severity')
+        .step('60s'),
+    )
+    .annotation(
+      new AnnotationQueryBuilder()
+        .name('Data set changes')
+        .datasource(DATASOURCE)
+        .enable(true)
+        .iconColor('blue')
+        // A data set series that did not exist 5 minutes earlier: the offerings now come from a
+        // new service_data_set (or the monitor just started and saw its first one).
+        .expr(
+          `${select(METRICS.serviceDataSet)} unless on (environment, instance, service_data_set) (${select(METRICS.serviceDataSet)} offset 5m)`,
+        )
+        .titleFormat('Data set {{service_data_set}}')
+        .textFormat('{{environment}}: offerings now come from data set {{service_data_set}}')
+        .tagKeys('environment,service_data_set')
+        .step('60s'),
+    );
+
+  addSections(builder, [
+    statusSection(),
+    latencySection(),
+    lifecycleSection(),
+    contractSection(),
+    errorBudgetSection(),
+    monitorSection(),
+  ]);
+  return builder.build();
+}
