@@ -104,15 +104,14 @@ function isDuration(ms: number | null | undefined): ms is number {
 
 /**
  * The phases of a ping that were measured, in ms. Phases that did not happen (no name to resolve,
- * no TLS on http://, no response at all) are absent or null and are not observed.
+ * no TLS on http://, no response at all) are absent and are not observed (not observed as 0).
  */
-function phaseDurations(phases: unknown): Array<[Phase, number]> {
-  if (typeof phases !== 'object' || phases === null) return [];
-  const record = phases as Record<string, unknown>;
+function phaseDurations(phases: PingFacts['phases'] | undefined): Array<[Phase, number]> {
+  if (phases === undefined || phases === null) return [];
   const present: Array<[Phase, number]> = [];
   for (const phase of PHASES) {
-    const ms = record[phase] ?? record[`${phase}Ms`];
-    if (typeof ms === 'number' && isDuration(ms)) present.push([phase, ms]);
+    const ms = phases[phase];
+    if (isDuration(ms)) present.push([phase, ms]);
   }
   return present;
 }

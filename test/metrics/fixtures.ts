@@ -3,6 +3,7 @@
  * values, shared by the metrics, server and golden tests.
  */
 import type { Registry, RegistryContentType } from 'prom-client';
+import type { PhaseTimings } from '../../src/api/client.js';
 import type { CheckResult, LifecycleFacts, PingFacts, StepRecord } from '../../src/checks/check.js';
 import {
   createMetrics,
@@ -81,14 +82,14 @@ export function pingResult(
     },
   } as const;
   const row = table[kind];
-  const phases =
+  const phases: PhaseTimings =
     kind === 'timeout'
       ? { connect: 3, tls: 12 }
       : { connect: 3, tls: 12, processing: row.ms - 17, transfer: 2 };
   const ping: PingFacts = {
     result: row.result,
     durationMs: row.ms,
-    phases: phases as unknown as PingFacts['phases'],
+    phases,
     up: row.up,
   };
   return {
