@@ -14,9 +14,10 @@ import {
   VariableSort,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import {
+  LineInterpolation,
   ScaleDistribution,
   ScaleDistributionConfigBuilder,
-  LineInterpolation,
+  TooltipDisplayMode,
   VisibilityMode,
 } from '@grafana/grafana-foundation-sdk/common';
 import {
@@ -27,7 +28,7 @@ import {
   CellValuesBuilder,
   HeatmapTooltipBuilder,
 } from '@grafana/grafana-foundation-sdk/heatmap';
-import { TooltipDisplayMode } from '@grafana/grafana-foundation-sdk/common';
+import type { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import { METRICS } from '../../src/metrics/definitions.js';
 import { LATENCY_CLASSES, PING_RESULTS, type PingResult } from '../../src/checks/results.js';
 import {
@@ -493,11 +494,8 @@ function lifecycleSection() {
 }
 
 function contractSection() {
-  const contractColors = <
-    B extends { overrideByRegexp(p: string, v: ReturnType<typeof fixedColor>): B },
-  >(
-    builder: B,
-  ): B =>
+  // Contract results share one colour code: pass green, fail red, error (could not check) orange.
+  const contractColors = (builder: TimeseriesPanelBuilder): TimeseriesPanelBuilder =>
     builder
       .overrideByRegexp(' pass$', fixedColor(COLORS.good))
       .overrideByRegexp(' fail$', fixedColor(COLORS.bad))
