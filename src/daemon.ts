@@ -46,7 +46,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     build: opts.build,
   });
   const recorder = new Recorder(metrics);
-  const status = new StatusHistory();
+  const status = new StatusHistory({ environments: config.environments.map((e) => e.name) });
   let ready = false;
   const app = createServerApp({
     registry: metrics.registry,

@@ -1,9 +1,11 @@
-/**
- * The monitor's own traffic cap per environment (`request_budget_per_second`): a token bucket that
- * every request of every check, poll and cleanup takes a token from before it is sent.
- */
 import { setTimeout as delay } from 'node:timers/promises';
 
+/**
+ * The monitor's own traffic cap per environment (`request_budget_per_second`): a token bucket that
+ * every request of every check, poll and cleanup takes a token from before it is sent. The bucket
+ * holds a single token, so requests are paced at least 1/N s apart and no sliding second ever
+ * sees more than N of them (a larger burst allowance would let two seconds' worth through in one).
+ */
 export class RequestBudget {
   private tokens: number;
   private last: number;
@@ -16,8 +18,7 @@ export class RequestBudget {
     private readonly perSecond: number,
     private readonly now: () => number = () => performance.now(),
   ) {
-    // A burst of at most one second's worth (and at least one request).
-    this.capacity = Math.max(1, perSecond);
+    this.capacity = 1;
     this.tokens = this.capacity;
     this.last = now();
   }

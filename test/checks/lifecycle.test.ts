@@ -1,0 +1,241 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lifecycleCheck } from '../../src/checks/lifecycle.js';
+import type { AddressConfig } from '../../src/config/index.js';
+import type { FaultRule } from '../../src/simulator/index.js';
+import {
+  startTestSimulator,
+  testEnvironment,
+  testRuntime,
+  type TestSimulator,
+} from '../support/harness.js';
+
+let sim: TestSimulator;
+let zip = 10000;
+beforeAll(async () => {
+  sim = await startTestSimulator({ qualifyDelayMs: 150 });
+});
+afterAll(() => sim.close());
+afterEach(() => {
+  sim.simulator.faults.clear();
+});
+
+/** A fresh ZIP per run, so the simulator's recent-lookup cache never answers for another test. */
+function address(street1: string, expect: AddressConfig['expect'] = 'available'): AddressConfig {
+  zip += 1;
+  return { street1, zip: String(zip), expect };
+}
+
+async function runLifecycle(
+  addr: AddressConfig,
+  opts: {
+    faults?: FaultRule[];
+    lifecycle?: Parameters<typeof testEnvironment>[1]['lifecycle'];
+  } = {},
+) {
+  for (const rule of opts.faults ?? []) sim.simulator.faults.add(rule);
+  const env = testEnvironment(sim.url, { lifecycle: { addresses: [addr], ...opts.lifecycle } });
+  const harness = await testRuntime(env);
+  try {
+    const result = await harness.runtime.run(lifecycleCheck);
+    return { result, ...harness };
+  } finally {
+    await harness.runtime.close();
+  }
+}
+
+const stepNames = (steps: Array<{ name: string }>) => [...new Set(steps.map((s) => s.name))];
+
+describe('lifecycle check', () => {
+  it('creates, polls while pending, reads, closes and sees 410 afterwards', async () => {
+    const { result, ledger } = await runLifecycle(address('2 Pending Ave'));
+    expect(result).toMatchObject({ outcome: 'pass', reason: null, qualifyStatus: 'available' });
+    expect(stepNames(result.steps)).toEqual([
+      'create',
+      'poll_services',
+      'get',
+      'close',
+      'verify_gone',
+    ]);
+    expect(result.lifecycle?.pollStatuses[0]).toBe('pending');
+    expect(result.lifecycle?.pollStatuses.at(-1)).toBe('available');
+    expect(result.lifecycle?.qualifyDurationMs).toBeGreaterThanOrEqual(140);
+    expect(result.lifecycle?.serviceDataSet).toMatch(/^\d+$/);
+    expect(Object.keys(result.lifecycle?.stepDurationsMs ?? {}).sort()).toEqual(
+      ['close', 'create', 'get', 'poll', 'verify_gone'].sort(),
+    );
+    expect(result.contractChecks).toContainEqual({ check: 'closed_session_gone', result: 'pass' });
+    expect(result.contractChecks).toContainEqual({ check: 'session_token_header', result: 'pass' });
+    expect(result.contractChecks.filter((c) => c.result !== 'pass')).toEqual([]);
+    expect(ledger.list()).toEqual([]);
+    expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+
+  it('keeps session tokens out of step paths', async () => {
+    const { result } = await runLifecycle(address('2 Pending Ave'));
+    const paths = result.steps.map((s) => s.path);
+    expect(paths).toContain('/sessions/{token}/services/internet');
+    expect(paths).toContain('/sessions/{token}');
+  });
+
+  it('does not poll when providers come back in the creation response', async () => {
+    const { result } = await runLifecycle(address('1 Instant Way'));
+    expect(result.outcome).toBe('pass');
+    expect(stepNames(result.steps)).toEqual(['create', 'get', 'close', 'verify_gone']);
+    expect(result.lifecycle?.stepDurationsMs.poll).toBeUndefined();
+  });
+
+  it('keeps polling through retry_later and pending', async () => {
+    const { result } = await runLifecycle(address('5 Retry Ln'));
+    expect(result.outcome).toBe('pass');
+    expect(result.lifecycle?.pollStatuses).toContain('retry_later');
+    expect(result.lifecycle?.pollStatuses).toContain('pending');
+    expect(result.lifecycle?.pollStatuses.at(-1)).toBe('available');
+  });
+
+  it('passes on no_service when no_service is expected, and flags it when it is not', async () => {
+    const expected = await runLifecycle(address('3 No Service Rd', 'no_service'));
+    expect(expected.result).toMatchObject({ outcome: 'pass', qualifyStatus: 'no_service' });
+    const unexpected = await runLifecycle(address('3 No Service Rd', 'available'));
+    expect(unexpected.result).toMatchObject({ outcome: 'fail', reason: 'unexpected_outcome' });
+    expect(stepNames(unexpected.result.steps)).toContain('verify_gone');
+  });
+
+  it('reports qualify_failed and still closes the session', async () => {
+    const { result, ledger } = await runLifecycle(address('4 Failed Blvd'));
+    expect(result).toMatchObject({
+      outcome: 'fail',
+      reason: 'qualify_failed',
+      qualifyStatus: 'failed',
+    });
+    expect(ledger.list()).toEqual([]);
+    expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+
+  it('gives up at poll_timeout with outcome timeout (unknown), never no_service', async () => {
+    const { result, ledger } = await runLifecycle(address('6 Forever Pending Ct'), {
+      lifecycle: { pollTimeoutMs: 500 },
+    });
+    expect(result).toMatchObject({
+      outcome: 'fail',
+      reason: 'qualify_timeout',
+      qualifyStatus: 'timeout',
+    });
+    expect(result.lifecycle?.qualifyOutcome).toBe('timeout');
+    expect(result.lifecycle?.qualifyDurationMs).toBeLessThanOrEqual(600);
+    expect(result.lifecycle?.pollStatuses.every((s) => s === 'pending')).toBe(true);
+    expect(ledger.list()).toEqual([]);
+    expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+
+  it('reports address_validation_unavailable and honours its Retry-After', async () => {
+    const { result, runtime } = await runLifecycle(address('7 Validation Down Dr'));
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'address_validation_unavailable' });
+    expect(result.responses).toEqual([{ operation: 'create_session', code: '503' }]);
+    expect(runtime.gate.remainingMs()).toBeGreaterThan(25_000);
+  });
+
+  it('detects a closed session that does not answer 410', async () => {
+    const { result, ledger } = await runLifecycle(address('2 Pending Ave'), {
+      faults: [{ endpoint: 'get_session', fault: { kind: 'not_gone' } }],
+    });
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'not_gone_after_close' });
+    expect(result.contractChecks).toContainEqual({
+      check: 'closed_session_gone',
+      result: 'fail',
+      detail: 'HTTP 200',
+    });
+    // The API confirmed the close, so nothing is left to close.
+    expect(ledger.list()).toEqual([]);
+  });
+
+  it('keeps a session whose close failed in the ledger, and the reaper closes it later', async () => {
+    const { result, ledger, runtime } = await runLifecycle(address('2 Pending Ave'), {
+      faults: [{ endpoint: 'close_session', fault: { kind: 'close_fail', status: 500 } }],
+    });
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'close_failed' });
+    expect(ledger.count('production')).toBe(1);
+    expect(sim.simulator.state.openSessions()).toHaveLength(1);
+
+    sim.simulator.faults.clear();
+    const reopened = await testRuntime(runtime.config, ledger.path);
+    await reopened.runtime.reaper.sweep({ force: true });
+    await reopened.runtime.close();
+    expect(reopened.ledger.list()).toEqual([]);
+    expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+
+  it('is unauthorized when the API rejects the key, creating nothing', async () => {
+    const { result } = await runLifecycle(address('2 Pending Ave'), {
+      faults: [{ endpoint: 'create_session', fault: { kind: 'status', status: 401 } }],
+    });
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'unauthorized' });
+    expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+
+  it('is rate_limited on 429 and sends nothing more until Retry-After has passed', async () => {
+    const { result, runtime } = await runLifecycle(address('2 Pending Ave'), {
+      faults: [
+        {
+          endpoint: 'poll_services',
+          count: 1,
+          fault: { kind: 'status', status: 429, retryAfterSeconds: 1 },
+        },
+      ],
+    });
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'rate_limited' });
+    const limitedAt = sim.requests.findLast((r) => r.path.endsWith('/services/internet'))?.at ?? 0;
+    // The cleanup closed the session, but only after the Retry-After second.
+    const closeAt = sim.requests.findLast((r) => r.method === 'DELETE')?.at ?? 0;
+    expect(closeAt - limitedAt).toBeGreaterThanOrEqual(950);
+    expect(sim.requests.filter((r) => r.at > limitedAt && r.at < limitedAt + 950)).toEqual([]);
+    expect(runtime.gate.isOpen()).toBe(true);
+    expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+
+  it('fails with create_failed on a malformed creation body and counts the schema violation', async () => {
+    const { result } = await runLifecycle(address('2 Pending Ave'), {
+      faults: [{ endpoint: 'create_session', fault: { kind: 'malformed' } }],
+    });
+    expect(result).toMatchObject({ outcome: 'fail' });
+    expect(['create_failed']).toContain(result.reason);
+  });
+
+  it('closes the session even when a poll hangs past the run deadline', async () => {
+    const { result, ledger } = await runLifecycle(address('2 Pending Ave'), {
+      faults: [{ endpoint: 'poll_services', fault: { kind: 'hang' } }],
+      lifecycle: { timeoutMs: 600 },
+    });
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'error' });
+    expect(ledger.list()).toEqual([]);
+    expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+
+  it('never sends more than its request budget per second', async () => {
+    sim.requests.length = 0;
+    const { result } = await runLifecycle(address('6 Forever Pending Ct'), {
+      lifecycle: { pollIntervalMs: 1, pollTimeoutMs: 2_500 },
+    });
+    expect(result.reason).toBe('qualify_timeout');
+    // testEnvironment's budget is 50/s: no sliding second may see more than 50.
+    const times = sim.requests.map((r) => r.at);
+    for (const t of times) {
+      expect(times.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(50);
+    }
+    expect(times.length).toBeGreaterThan(60);
+  });
+
+  it('rotates through the configured addresses, one per run', async () => {
+    const addresses = [address('1 Instant Way'), address('3 No Service Rd', 'no_service')];
+    const env = testEnvironment(sim.url, { lifecycle: { addresses } });
+    const { runtime } = await testRuntime(env);
+    const first = await runtime.run(lifecycleCheck);
+    const second = await runtime.run(lifecycleCheck);
+    const third = await runtime.run(lifecycleCheck);
+    await runtime.close();
+    expect([first.qualifyStatus, second.qualifyStatus, third.qualifyStatus]).toEqual([
+      'available',
+      'no_service',
+      'available',
+    ]);
+  });
+});

@@ -1,0 +1,118 @@
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pingCheck } from '../../src/checks/ping.js';
+import type { Fault } from '../../src/simulator/index.js';
+import {
+  startTestSimulator,
+  testEnvironment,
+  testRuntime,
+  type TestSimulator,
+} from '../support/harness.js';
+
+let sim: TestSimulator;
+beforeAll(async () => {
+  sim = await startTestSimulator();
+  // The simulator shares this process: warm both sides up so the first measured ping is not
+  // dominated by JIT compilation.
+  await pingWith();
+});
+afterAll(() => sim.close());
+afterEach(() => sim.simulator.faults.clear());
+
+async function pingWith(fault?: Fault, env = testEnvironment('')) {
+  if (fault) sim.simulator.faults.add({ endpoint: 'ping', fault });
+  const { runtime } = await testRuntime({ ...env, baseUrl: env.baseUrl || sim.url });
+  try {
+    return await runtime.run(pingCheck);
+  } finally {
+    await runtime.close();
+  }
+}
+
+describe('ping check', () => {
+  it('passes on a valid 200 and classifies fast answers as expected', async () => {
+    const result = await pingWith();
+    expect(result).toMatchObject({
+      check: 'ping',
+      environment: 'production',
+      outcome: 'pass',
+      reason: null,
+      latencyClass: 'expected',
+    });
+    expect(result.ping).toMatchObject({ result: 'ok', up: true });
+    expect(result.responses).toEqual([{ operation: 'ping', code: '200' }]);
+    expect(result.contractChecks).toContainEqual({ check: 'response_schema', result: 'pass' });
+    expect(result.steps[0]).toMatchObject({
+      name: 'ping',
+      method: 'GET',
+      path: '/ping',
+      statusCode: 200,
+    });
+  });
+
+  it.each([
+    [150, 'elevated'],
+    [600, 'warning'],
+    [1100, 'critical'],
+  ] as const)('classifies %i ms of added latency as %s', async (ms, latencyClass) => {
+    const result = await pingWith({ kind: 'latency', ms });
+    expect(result.outcome).toBe('pass');
+    expect(result.latencyClass).toBe(latencyClass);
+    expect(result.ping?.durationMs).toBeGreaterThanOrEqual(ms);
+  });
+
+  it.each([
+    [{ kind: 'status', status: 500 }, 'server_error', '500'],
+    [{ kind: 'status', status: 503 }, 'server_error', '503'],
+    [{ kind: 'status', status: 401 }, 'unauthorized', '401'],
+    [{ kind: 'status', status: 429 }, 'rate_limited', '429'],
+    [{ kind: 'status', status: 404 }, 'unexpected_status', '404'],
+    [{ kind: 'malformed' }, 'invalid_body', '200'],
+    [{ kind: 'html' }, 'invalid_body', '200'],
+    [{ kind: 'reset' }, 'network_error', 'none'],
+  ] as const)('fails with %o as %s', async (fault, reason, code) => {
+    const result = await pingWith(fault as Fault);
+    expect(result.outcome).toBe('fail');
+    expect(result.reason).toBe(reason);
+    expect(result.ping?.result).toBe(reason);
+    expect(result.ping?.up).toBe(false);
+    expect(result.responses).toEqual([{ operation: 'ping', code }]);
+  });
+
+  it('reports the API request_id of an error body in its step', async () => {
+    const result = await pingWith({ kind: 'status', status: 500 });
+    expect(result.steps[0]?.requestId).toMatch(/.+/);
+  });
+
+  it('times out a hanging API at the configured timeout and counts it as critical latency', async () => {
+    const result = await pingWith(
+      { kind: 'hang' },
+      testEnvironment('', { ping: { timeoutMs: 300 } }),
+    );
+    expect(result.reason).toBe('timeout');
+    expect(result.latencyClass).toBe('critical');
+    expect(result.ping?.durationMs).toBeGreaterThanOrEqual(290);
+    expect(result.ping?.durationMs).toBeLessThan(2_000);
+  });
+
+  it('fails with network_error when nothing listens', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const result = await pingWith(undefined, testEnvironment(`http://127.0.0.1:${port}`));
+    expect(result.reason).toBe('network_error');
+    expect(result.latencyClass).toBeNull();
+    expect(result.responses).toEqual([{ operation: 'ping', code: 'none' }]);
+  });
+
+  it('is unauthorized with a key the API does not know', async () => {
+    const result = await pingWith(
+      undefined,
+      testEnvironment(sim.url, { apiKey: 'wrong-key-123456' }),
+    );
+    expect(result.reason).toBe('unauthorized');
+  });
+});

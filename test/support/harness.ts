@@ -1,0 +1,123 @@
+/**
+ * Test harness: a simulator on a loopback socket that also logs every request it receives (time,
+ * method, path), and an EnvironmentRuntime pointed at it with a temporary session ledger.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtemp } from 'node:fs/promises';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CheckLogger } from '../../src/checks/check.js';
+import type { EnvironmentConfig } from '../../src/config/index.js';
+import { EnvironmentRuntime } from '../../src/environment.js';
+import { SessionLedger } from '../../src/sessions/ledger.js';
+import { createSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+
+export const API_KEY = 'test-key-0123456789abcdef';
+
+export interface LoggedRequest {
+  at: number;
+  method: string;
+  path: string;
+}
+
+export interface TestSimulator {
+  url: string;
+  requests: LoggedRequest[];
+  simulator: ReturnType<typeof createSimulator>;
+  close(): Promise<void>;
+}
+
+/** Starts a simulator that records each request's arrival time (monotonic ms). */
+export async function startTestSimulator(
+  options: Partial<SimulatorOptions> = {},
+): Promise<TestSimulator> {
+  const simulator = createSimulator({ apiKeys: [API_KEY], qualifyDelayMs: 150, ...options });
+  const requests: LoggedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    if (!req.url?.startsWith('/__sim/')) {
+      requests.push({ at: performance.now(), method: req.method ?? '', path: req.url ?? '' });
+    }
+    simulator.app(req, res);
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    simulator,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
+/** An environment config with short intervals, for tests. */
+export function testEnvironment(
+  baseUrl: string,
+  overrides: Partial<EnvironmentConfig> & {
+    lifecycle?: Partial<EnvironmentConfig['lifecycle']>;
+    ping?: Partial<EnvironmentConfig['ping']>;
+  } = {},
+): EnvironmentConfig {
+  const { lifecycle, ping, ...rest } = overrides;
+  return {
+    name: 'production',
+    baseUrl,
+    apiKey: API_KEY,
+    apiKeySource: { kind: 'env', name: 'ISA_PRODUCTION_API_KEY' },
+    thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
+    requestBudgetPerSecond: 50,
+    ...rest,
+    ping: { enabled: true, intervalMs: 1_000, timeoutMs: 2_000, ...ping },
+    lifecycle: {
+      enabled: true,
+      intervalMs: 10_000,
+      timeoutMs: 8_000,
+      pollIntervalMs: 50,
+      pollTimeoutMs: 3_000,
+      campaignId: 'isa-monitor-test',
+      addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
+      ...lifecycle,
+    },
+  };
+}
+
+export interface CapturedLog {
+  level: string;
+  fields: object;
+  msg: string;
+}
+
+/** A CheckLogger that keeps every line, for assertions (and key-leak checks). */
+export function captureLogger(): { log: CheckLogger; lines: CapturedLog[] } {
+  const lines: CapturedLog[] = [];
+  const at =
+    (level: string) =>
+    (fields: object, msg: string): void => {
+      lines.push({ level, fields, msg });
+    };
+  return {
+    lines,
+    log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+  };
+}
+
+/** A runtime for `config` with a fresh ledger in a temporary directory. */
+export async function testRuntime(
+  config: EnvironmentConfig,
+  stateFile?: string,
+): Promise<{ runtime: EnvironmentRuntime; ledger: SessionLedger; lines: CapturedLog[] }> {
+  const path = stateFile ?? join(await mkdtemp(join(tmpdir(), 'isa-test-')), 'sessions.json');
+  const ledger = await SessionLedger.open(path);
+  const { log, lines } = captureLogger();
+  const runtime = new EnvironmentRuntime(config, { ledger, userAgent: 'isa-monitor/test', log });
+  return { runtime, ledger, lines };
+}
