@@ -1,0 +1,326 @@
+/**
+ * Loading and validating the isa-monitor configuration (contract §2): a YAML file or environment
+ * variables, defaults first, unknown keys rejected at every level, and every problem reported at
+ * once with its key path. Nothing here throws for a bad configuration and nothing logs; the caller
+ * prints `formatProblems(problems)` and exits.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import {
+  CONFIG_FILE_VAR,
+  ENVIRONMENTS_VAR,
+  applyOverrides,
+  documentFromEnv,
+  envValue,
+  type Origins,
+} from './env.js';
+import {
+  configErrorMap,
+  formatKeyPath,
+  problemsFromIssues,
+  type ConfigProblem,
+} from './problems.js';
+import { DEFAULTS, buildConfigSchema, type ConfigDocument, type ResolvedSecret } from './schema.js';
+import { describeFileError, type ApiKeySource } from './secrets.js';
+
+export type { ConfigProblem } from './problems.js';
+export type { ApiKeySource } from './secrets.js';
+export { formatProblems } from './problems.js';
+export { parseDuration, formatDuration } from './duration.js';
+export { cronForInterval } from './interval.js';
+export { isDemoMode, defaultApiKeyEnv, DEFAULT_ENV_ADDRESS } from './env.js';
+export { DEFAULTS, EXPECTATIONS, LOG_LEVELS } from './schema.js';
+
+export interface AddressConfig {
+  street1: string;
+  street2?: string;
+  city?: string;
+  state?: string;
+  zip?: string;
+  /** The final qualify status a run must reach; `any` accepts every final status. */
+  expect: 'available' | 'no_service' | 'failed' | 'any';
+}
+
+export interface EnvironmentConfig {
+  name: string;
+  /** http(s) URL without a trailing slash, credentials, query or fragment. */
+  baseUrl: string;
+  /** The resolved secret; never log or print it. */
+  apiKey: string;
+  apiKeySource: ApiKeySource;
+  thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
+  requestBudgetPerSecond: number;
+  ping: { enabled: boolean; intervalMs: number; timeoutMs: number };
+  lifecycle: {
+    enabled: boolean;
+    intervalMs: number;
+    timeoutMs: number;
+    pollIntervalMs: number;
+    pollTimeoutMs: number;
+    campaignId: string;
+    /** Empty only when lifecycle is disabled. */
+    addresses: AddressConfig[];
+  };
+}
+
+export interface MonitorConfig {
+  listen: { host: string; port: number };
+  /** Absolute path of the file recording synthetic sessions not yet closed. */
+  stateFile: string;
+  logLevel: string;
+  shutdownTimeoutMs: number;
+  environments: EnvironmentConfig[];
+}
+
+export type LoadResult =
+  { ok: true; config: MonitorConfig } | { ok: false; problems: ConfigProblem[] };
+
+export interface LoadOptions {
+  /** The `--config` option; wins over `ISA_MONITOR_CONFIG`. */
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+  /** Working directory for relative paths given by variables and defaults; `process.cwd()`. */
+  cwd?: string;
+  /** Reads a file as UTF-8 text (config and key files); `fs.readFileSync` by default. */
+  readFile?: (path: string) => string;
+}
+
+const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
+
+/**
+ * Loads the configuration: the file named by `configFile` or `ISA_MONITOR_CONFIG`, or without a
+ * file the environments named by `ISA_ENVIRONMENTS`; then the `ISA_MONITOR_*` overrides; then
+ * validation and API-key resolution. Returns every problem found, or the resolved configuration.
+ */
+export function loadConfig(opts: LoadOptions): LoadResult {
+  const cwd = opts.cwd ?? process.cwd();
+  const readFile = opts.readFile ?? readUtf8;
+  const file = opts.configFile || envValue(opts.env, CONFIG_FILE_VAR);
+  if (file) {
+    const path = resolve(cwd, file);
+    let text: string;
+    try {
+      text = readFile(path);
+    } catch (err) {
+      return failure([
+        { path: file, message: `cannot read the config file: ${describeFileError(err)}` },
+      ]);
+    }
+    // Environments come from one place: a leftover ISA_ENVIRONMENTS is refused, not ignored.
+    const earlier: ConfigProblem[] =
+      envValue(opts.env, ENVIRONMENTS_VAR) === undefined
+        ? []
+        : [
+            {
+              path: ENVIRONMENTS_VAR,
+              message: 'cannot be combined with a config file: list the environments in the file',
+            },
+          ];
+    return parseText(text, {
+      env: opts.env,
+      cwd,
+      readFile,
+      source: file,
+      baseDir: dirname(path),
+      earlier,
+    });
+  }
+  if (envValue(opts.env, ENVIRONMENTS_VAR) === undefined) {
+    return failure([
+      {
+        path: '(config)',
+        message: `no configuration: pass --config FILE, set ${CONFIG_FILE_VAR}, or set ${ENVIRONMENTS_VAR} (demo mode starts only when no ISA_* variable is set)`,
+      },
+    ]);
+  }
+  const origins: Origins = new Map();
+  const fromEnv = documentFromEnv(opts.env, origins);
+  return validate(
+    fromEnv.raw,
+    { env: opts.env, cwd, readFile, baseDir: cwd },
+    origins,
+    fromEnv.problems,
+  );
+}
+
+/**
+ * Parses and validates configuration text (YAML) as if it were the file: `ISA_MONITOR_*`
+ * overrides apply, relative paths resolve against `cwd`, and YAML syntax problems are reported as
+ * `<source>:<line>:<column>` (source defaults to `config`).
+ */
+export function parseConfigText(
+  text: string,
+  opts: {
+    env: NodeJS.ProcessEnv;
+    cwd?: string;
+    readFile?: (path: string) => string;
+    source?: string;
+  },
+): LoadResult {
+  const cwd = opts.cwd ?? process.cwd();
+  return parseText(text, {
+    env: opts.env,
+    cwd,
+    readFile: opts.readFile ?? readUtf8,
+    source: opts.source ?? 'config',
+    baseDir: cwd,
+  });
+}
+
+interface Context {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  readFile: (path: string) => string;
+  /** Relative paths written in the file resolve against this. */
+  baseDir: string;
+}
+
+function parseText(
+  text: string,
+  ctx: Context & { source: string; earlier?: ConfigProblem[] },
+): LoadResult {
+  const problems: ConfigProblem[] = [...(ctx.earlier ?? [])];
+  const lineCounter = new LineCounter();
+  // merge: `<<: *defaults` is how YAML users share settings between environments.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
+  if (doc.errors.length > 0) {
+    // Keys and values of a document that does not parse are guesses; report the syntax only.
+    for (const error of doc.errors) {
+      const { line, col } = lineCounter.linePos(error.pos[0]);
+      problems.push({ path: `${ctx.source}:${line}:${col}`, message: yamlMessage(error) });
+    }
+    return failure(problems);
+  }
+  let raw: unknown;
+  try {
+    raw = doc.toJS();
+  } catch (err) {
+    // e.g. an alias to an anchor that does not exist, or an alias bomb.
+    return failure([
+      ...problems,
+      {
+        path: ctx.source,
+        message: yamlMessage({ code: '', message: String((err as Error).message) }),
+      },
+    ]);
+  }
+  const origins: Origins = new Map();
+  // An empty file is an empty mapping, so the problem reads "environments: is required".
+  return validate(raw ?? {}, ctx, origins, problems);
+}
+
+function yamlMessage(error: { code: string; message: string }): string {
+  if (error.code === 'MULTIPLE_DOCS') return 'the file must hold a single YAML document';
+  return error.message.split('\n')[0] ?? error.message;
+}
+
+/**
+ * Validates a raw document (what the YAML parses to). Exported for callers that build a
+ * configuration in code, such as the `check` command's `--base-url` form.
+ */
+export function validateConfigDocument(
+  raw: unknown,
+  opts: { env: NodeJS.ProcessEnv; cwd?: string; readFile?: (path: string) => string },
+): LoadResult {
+  const cwd = opts.cwd ?? process.cwd();
+  return validate(
+    raw,
+    { env: opts.env, cwd, readFile: opts.readFile ?? readUtf8, baseDir: cwd },
+    new Map(),
+    [],
+  );
+}
+
+function validate(
+  raw: unknown,
+  ctx: Context,
+  origins: Origins,
+  earlier: ConfigProblem[],
+): LoadResult {
+  const withOverrides = applyOverrides(raw, ctx.env, origins);
+  const { schema, secrets } = buildConfigSchema(ctx);
+  const parsed = schema.safeParse(withOverrides, { error: configErrorMap });
+  if (!parsed.success) {
+    const problems = problemsFromIssues(parsed.error.issues, schema).map((p) => ({
+      ...p,
+      path: origins.get(p.path) ?? p.path,
+    }));
+    return failure([...earlier, ...problems]);
+  }
+  if (earlier.length > 0) return failure(earlier);
+  return { ok: true, config: toMonitorConfig(parsed.data, secrets, ctx, origins) };
+}
+
+function toMonitorConfig(
+  doc: ConfigDocument,
+  secrets: WeakMap<object, ResolvedSecret>,
+  ctx: Context,
+  origins: Origins,
+): MonitorConfig {
+  // A path from a variable is the shell's, relative to the working directory; one written in the
+  // file is relative to the file, like every other path in it.
+  const stateFile =
+    doc.state_file === undefined
+      ? resolve(ctx.cwd, DEFAULTS.stateFile)
+      : resolve(origins.has(formatKeyPath(['state_file'])) ? ctx.cwd : ctx.baseDir, doc.state_file);
+  return {
+    listen: { host: doc.listen.host, port: doc.listen.port },
+    stateFile,
+    logLevel: doc.log.level,
+    shutdownTimeoutMs: doc.shutdown_timeout,
+    environments: doc.environments.map((env) => {
+      const secret = secrets.get(env);
+      // The API-key rule stores a key for every environment that passed; a parse that succeeded
+      // without one would be a bug here, not a configuration problem.
+      if (!secret) throw new Error(`internal: no API key resolved for environment ${env.name}`);
+      return {
+        name: env.name,
+        baseUrl: env.base_url,
+        apiKey: secret.apiKey,
+        apiKeySource: secret.source,
+        thresholds: {
+          expectedMs: env.thresholds.expected,
+          warningMs: env.thresholds.warning,
+          criticalMs: env.thresholds.critical,
+        },
+        requestBudgetPerSecond: env.request_budget_per_second,
+        ping: {
+          enabled: env.ping.enabled,
+          intervalMs: env.ping.interval,
+          timeoutMs: env.ping.timeout,
+        },
+        lifecycle: {
+          enabled: env.lifecycle.enabled,
+          intervalMs: env.lifecycle.interval,
+          timeoutMs: env.lifecycle.timeout,
+          pollIntervalMs: env.lifecycle.poll_interval,
+          pollTimeoutMs: env.lifecycle.poll_timeout,
+          campaignId: env.lifecycle.campaign_id,
+          addresses: (env.lifecycle.addresses ?? []).map(toAddressConfig),
+        },
+      };
+    }),
+  };
+}
+
+function toAddressConfig(address: {
+  street1: string;
+  street2?: string | undefined;
+  city?: string | undefined;
+  state?: string | undefined;
+  zip?: string | undefined;
+  expect: AddressConfig['expect'];
+}): AddressConfig {
+  // Only the keys that were given, so the address can be sent as a session request as it is.
+  const out: AddressConfig = { street1: address.street1, expect: address.expect };
+  if (address.street2 !== undefined) out.street2 = address.street2;
+  if (address.city !== undefined) out.city = address.city;
+  if (address.state !== undefined) out.state = address.state;
+  if (address.zip !== undefined) out.zip = address.zip;
+  return out;
+}
+
+function failure(problems: ConfigProblem[]): LoadResult {
+  return { ok: false, problems };
+}
