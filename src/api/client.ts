@@ -1,0 +1,574 @@
+/**
+ * The measuring HTTP client of the ISA API, on undici's low-level `dispatch` API.
+ *
+ * What it guarantees, because a monitor's numbers are only as good as its client:
+ * - One attempt per call: no retries and no redirects (a 3xx is just a status). A retrying client
+ *   would hide the failure the monitor exists to see.
+ * - Every call has a deadline (`timeoutMs`, measured from the call) and can be aborted through an
+ *   external `AbortSignal`; the promise settles at the deadline even when undici is still waiting
+ *   for a connection, and the late request is aborted as soon as undici starts it.
+ * - Every response body is read to the end (up to a size cap) or the exchange is aborted, so no
+ *   body is left unconsumed to pin a connection.
+ * - `request()` never throws for HTTP or network failures; they come back as data
+ *   (`statusCode`, `transportError`, `bodyError`). It throws only for programming errors (an
+ *   invalid argument).
+ * - The API key never leaves the client: it is held in a private field, and every text that comes
+ *   back (headers, body snippets, error messages, and a JSON body's raw text) has it redacted.
+ *
+ * Latency is measured on the monotonic clock and split into phases; see `timing.ts` for their
+ * definitions and how connection phases are obtained.
+ */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { Operation } from '../checks/results.js';
+import {
+  decodeBody,
+  extractRequestId,
+  flattenHeaders,
+  parseRetryAfter,
+  tooLargeBody,
+  type BodyError,
+  type DecodedBody,
+} from './response.js';
+import {
+  connectionPhases,
+  connectionTimingOf,
+  createMeasuringAgent,
+  parseServerTiming,
+  type PhaseTimings,
+} from './timing.js';
+import {
+  CALLER_ABORT_CODE,
+  DEADLINE_CODE,
+  classifyTransportError,
+  redactor,
+  type TransportError,
+} from './transport-errors.js';
+
+export type { PhaseTimings } from './timing.js';
+export type { TransportError, TransportReason } from './transport-errors.js';
+export type { BodyError } from './response.js';
+
+export interface ApiClientOptions {
+  /** Base address of one environment; may carry a path prefix (`http://host/env/production`). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; never returned, logged or thrown. */
+  apiKey: string;
+  /** The full `User-Agent` value, e.g. `isa-monitor/0.1.0`. */
+  userAgent: string;
+  /**
+   * Where requests go. Default: a dedicated measuring `Agent` per client (closed by `close()`),
+   * so connection reuse is this client's own. An injected dispatcher must not retry or follow
+   * redirects; build it with `createMeasuringAgent` to keep the connection phases.
+   */
+  dispatcher?: Dispatcher;
+  /** Largest response body read; beyond it the call ends with `bodyError: 'too_large'`. */
+  maxBodyBytes?: number;
+}
+
+export interface ApiCall {
+  operation: Operation;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path below the base URL, starting with `/`; path segments already encoded. */
+  path: string;
+  /** Serialized as JSON and sent with `Content-Type: application/json`. */
+  body?: unknown;
+  /** Deadline of the whole call, from the call to the body fully read. */
+  timeoutMs: number;
+  /** Aborts the call from outside (e.g. the run's own deadline or shutdown). */
+  signal?: AbortSignal;
+  /** Sent as `X-Correlation-Id` and `X-Request-Id` so the API's logs can be matched to a run. */
+  correlationId?: string;
+}
+
+/** Per-call options of the typed helpers. */
+export interface RequestOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  correlationId?: string;
+}
+
+export interface ApiResponse {
+  operation: Operation;
+  method: string;
+  /** The path as called, below the base URL. */
+  path: string;
+  /** Null when no complete response arrived (any `transportError`). */
+  statusCode: number | null;
+  /** Lower-cased names, one value each (repeats joined with `, `); whatever arrived. */
+  headers: Record<string, string>;
+  /** Parsed JSON, or undefined (no body, or a `bodyError`). */
+  body: unknown;
+  bodyError: BodyError | null;
+  /** Start of the body, sanitized, at most 200 characters; only with a `bodyError`. */
+  bodySnippet: string | null;
+  transportError: TransportError | null;
+  /** Monotonic, call start → body fully read (or the failure). */
+  durationMs: number;
+  phases: PhaseTimings;
+  /** Largest `dur` of the `Server-Timing` header, in ms. */
+  serverTimingMs: number | null;
+  /** The API's `request_id` from an error body (status >= 400). */
+  requestId: string | null;
+  /** `Retry-After` (seconds or HTTP-date) as milliseconds from now. */
+  retryAfterMs: number | null;
+}
+
+/** Default body cap: far above any API response, far below what would hurt the daemon. */
+export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/**
+ * API keys shorter than this are not redacted from parsed JSON bodies: replacing a short string
+ * everywhere would corrupt ordinary text. Error messages, snippets and headers are always
+ * redacted, whatever the key's length.
+ */
+export const MIN_BODY_REDACTION_LENGTH = 8;
+
+const SEND_HEADERS_CHANNEL = 'undici:client:sendHeaders';
+
+/** Shape of an `undici:client:sendHeaders` message, as far as this client reads it. */
+interface SendHeadersMessage {
+  request: { method: string; path: string };
+  socket: object;
+}
+
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+const HEADER_TEXT = /^[\x20-\x7e]+$/;
+
+/** One API environment's client. See the module comment for its guarantees. */
+export class ApiClient {
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #origin: string;
+  readonly #pathPrefix: string;
+  readonly #baseHeaders: Record<string, string>;
+  readonly #maxBodyBytes: number;
+  readonly #redact: (text: string) => string;
+  readonly #redactBody: (text: string) => string;
+  #inFlight = 0;
+  #closed = false;
+  /** The exchange whose request undici is writing right now; see `#onSendHeaders`. */
+  #awaitingSocket: Exchange | null = null;
+
+  /**
+   * Validates the options (throwing a plain `Error` that never repeats the key or the URL) and,
+   * unless a dispatcher is injected, creates this client's own measuring `Agent`.
+   */
+  constructor(options: ApiClientOptions) {
+    const base = parseBaseUrl(options.baseUrl);
+    this.#origin = base.origin;
+    this.#pathPrefix = base.pathPrefix;
+    if (typeof options.apiKey !== 'string' || !VISIBLE_ASCII.test(options.apiKey)) {
+      throw new Error('apiKey must be a non-empty string of visible ASCII characters');
+    }
+    if (typeof options.userAgent !== 'string' || !HEADER_TEXT.test(options.userAgent)) {
+      throw new Error('userAgent must be a non-empty string of printable ASCII characters');
+    }
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+      throw new Error('maxBodyBytes must be a positive integer');
+    }
+    this.#maxBodyBytes = maxBodyBytes;
+    this.#baseHeaders = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': options.userAgent,
+    };
+    this.#redact = redactor(options.apiKey);
+    this.#redactBody =
+      options.apiKey.length >= MIN_BODY_REDACTION_LENGTH ? this.#redact : (text) => text;
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = options.dispatcher ?? createMeasuringAgent();
+  }
+
+  /**
+   * Performs one call and describes what happened. Never throws for HTTP or network failures;
+   * throws a `TypeError`/`RangeError` for invalid arguments.
+   */
+  async request(call: ApiCall): Promise<ApiResponse> {
+    if (!Number.isFinite(call.timeoutMs) || call.timeoutMs <= 0) {
+      throw new RangeError('timeoutMs must be a positive number');
+    }
+    if (call.correlationId !== undefined && !isCorrelationId(call.correlationId)) {
+      throw new TypeError('correlationId must be 1-200 visible ASCII characters');
+    }
+    // Serialized before the clock starts: a body that cannot be serialized is a caller's bug.
+    const payload =
+      call.body === undefined ? null : (JSON.stringify(call.body) as string | undefined);
+    if (payload === undefined) throw new TypeError('body is not JSON-serializable');
+    const path = this.#pathPrefix + (call.path.startsWith('/') ? call.path : `/${call.path}`);
+    const headers: Record<string, string> = { ...this.#baseHeaders };
+    if (payload !== null) headers['content-type'] = 'application/json';
+    if (call.correlationId !== undefined) {
+      headers['x-correlation-id'] = call.correlationId;
+      headers['x-request-id'] = call.correlationId;
+    }
+
+    const startedAt = performance.now();
+    if (call.signal?.aborted) {
+      // Nothing was sent; the caller gave up before the call began.
+      return this.#describe(call, startedAt, null, {
+        kind: 'failed',
+        endedAt: performance.now(),
+        error: new CallCancelledError(CALLER_ABORT_CODE, 'request aborted by the caller'),
+      });
+    }
+
+    return new Promise<ApiResponse>((resolve) => {
+      const signal = call.signal;
+      const onAbort = (): void => {
+        exchange.cancel(new CallCancelledError(CALLER_ABORT_CODE, 'request aborted by the caller'));
+      };
+      const timer = setTimeout(() => {
+        exchange.cancel(
+          new CallCancelledError(DEADLINE_CODE, `no complete response within ${call.timeoutMs} ms`),
+        );
+      }, call.timeoutMs);
+
+      const exchange = new Exchange(call.method, path, this.#maxBodyBytes, {
+        requestStarted: (started) => this.#expectSocket(started),
+        settled: (settled, outcome) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          if (this.#awaitingSocket === settled) this.#awaitingSocket = null;
+          this.#endFlight();
+          const response = this.#describe(call, startedAt, settled, outcome);
+          if (outcome.kind === 'complete') {
+            // undici hands a keep-alive socket back to its pool one event-loop turn after the
+            // response ends (a `setImmediate` queued after this callback returns). Resolving
+            // behind it lets a caller's next sequential call reuse that socket instead of
+            // opening a second connection. The duration was already taken above.
+            queueMicrotask(() => setImmediate(() => resolve(response)));
+          } else {
+            resolve(response);
+          }
+        },
+      });
+
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#beginFlight();
+      try {
+        this.#dispatcher.dispatch(
+          {
+            origin: this.#origin,
+            path,
+            method: call.method,
+            headers,
+            body: payload,
+            // undici's own per-phase timers as a backstop; the call's deadline is the timer above.
+            headersTimeout: call.timeoutMs,
+            bodyTimeout: call.timeoutMs,
+          },
+          exchange,
+        );
+      } catch (err) {
+        // A dispatcher reports errors through the handler; one that throws instead is handled
+        // the same way.
+        exchange.fail(err);
+      }
+    });
+  }
+
+  /** `GET /ping`. */
+  ping(o: RequestOptions): Promise<ApiResponse> {
+    return this.request({ ...o, operation: 'ping', method: 'GET', path: '/ping' });
+  }
+
+  /** `POST /sessions` with a session request body. */
+  createSession(body: object, o: RequestOptions): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'create_session',
+      method: 'POST',
+      path: '/sessions',
+      body,
+    });
+  }
+
+  /** `GET /sessions/{token}`. */
+  getSession(token: string, o: RequestOptions): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'get_session',
+      method: 'GET',
+      path: sessionPath(token),
+    });
+  }
+
+  /** `GET /sessions/{token}/services/internet`, the qualification poll. */
+  pollServices(token: string, o: RequestOptions): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'poll_services',
+      method: 'GET',
+      path: `${sessionPath(token)}/services/internet`,
+    });
+  }
+
+  /** `DELETE /sessions/{token}`. */
+  closeSession(token: string, o: RequestOptions): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'close_session',
+      method: 'DELETE',
+      path: sessionPath(token),
+    });
+  }
+
+  /** `GET /sessions/{token}` after closing it; the API should answer 410. */
+  verifyGone(token: string, o: RequestOptions): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'verify_gone',
+      method: 'GET',
+      path: sessionPath(token),
+    });
+  }
+
+  /** Closes the client's own `Agent` (after in-flight calls end); an injected one is left open. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  // The sendHeaders channel is process-wide, so this client listens only while it has calls in
+  // flight: an idle or forgotten client costs nothing and holds no subscription.
+  #beginFlight(): void {
+    if (this.#inFlight++ === 0) subscribe(SEND_HEADERS_CHANNEL, this.#onSendHeaders);
+  }
+
+  #endFlight(): void {
+    if (--this.#inFlight === 0) unsubscribe(SEND_HEADERS_CHANNEL, this.#onSendHeaders);
+  }
+
+  /**
+   * undici calls a handler's `onRequestStart` and then, synchronously in the same function
+   * (`writeH1`), publishes `undici:client:sendHeaders` with the socket. Remembering the exchange
+   * for that one synchronous stretch is how a request learns its socket without reaching into
+   * undici's internals. The microtask clears it in case undici does not publish (HTTP/2, a
+   * dispatcher that is not undici's Client), so a foreign message cannot be taken for ours.
+   */
+  #expectSocket(exchange: Exchange): void {
+    this.#awaitingSocket = exchange;
+    queueMicrotask(() => {
+      if (this.#awaitingSocket === exchange) this.#awaitingSocket = null;
+    });
+  }
+
+  readonly #onSendHeaders = (message: unknown): void => {
+    const exchange = this.#awaitingSocket;
+    if (exchange === null) return;
+    const { request, socket } = message as SendHeadersMessage;
+    if (request.method !== exchange.method || request.path !== exchange.path) return;
+    exchange.socket = socket;
+    this.#awaitingSocket = null;
+  };
+
+  #describe(
+    call: ApiCall,
+    startedAt: number,
+    exchange: Exchange | null,
+    outcome: Outcome,
+  ): ApiResponse {
+    const headers = flattenHeaders(exchange?.responseHeaders ?? {}, this.#redact);
+    const phases: PhaseTimings =
+      exchange?.socket !== undefined
+        ? connectionPhases(connectionTimingOf(exchange.socket), startedAt)
+        : {};
+    if (exchange?.requestWrittenAt !== undefined && exchange.headersAt !== undefined) {
+      phases.processing = exchange.headersAt - exchange.requestWrittenAt;
+    }
+    if (outcome.kind === 'complete' && exchange?.headersAt !== undefined) {
+      phases.transfer = outcome.endedAt - exchange.headersAt;
+    }
+    const common = {
+      operation: call.operation,
+      method: call.method,
+      path: call.path,
+      headers,
+      durationMs: outcome.endedAt - startedAt,
+      phases,
+      serverTimingMs: parseServerTiming(headers['server-timing']),
+      retryAfterMs: parseRetryAfter(headers['retry-after'], Date.now()),
+    };
+    if (outcome.kind === 'failed' || exchange === null || exchange.statusCode === null) {
+      const error =
+        outcome.kind === 'failed'
+          ? outcome.error
+          : new CallCancelledError('UND_ERR_INFO', 'response ended without a status');
+      return {
+        ...common,
+        statusCode: null,
+        body: undefined,
+        bodyError: null,
+        bodySnippet: null,
+        transportError: classifyTransportError(error, this.#redact),
+        requestId: null,
+      };
+    }
+    const statusCode = exchange.statusCode;
+    const decoded: DecodedBody =
+      outcome.kind === 'too_large'
+        ? tooLargeBody(exchange.body(), this.#redact)
+        : decodeBody(exchange.body(), headers['content-type'], this.#redact, this.#redactBody);
+    return {
+      ...common,
+      statusCode,
+      ...decoded,
+      transportError: null,
+      requestId: extractRequestId(statusCode, decoded.body, this.#redact),
+    };
+  }
+}
+
+/** How an exchange ended. */
+type Outcome =
+  | { kind: 'complete'; endedAt: number }
+  | { kind: 'too_large'; endedAt: number }
+  | { kind: 'failed'; endedAt: number; error: unknown };
+
+interface ExchangeHooks {
+  requestStarted(exchange: Exchange): void;
+  settled(exchange: Exchange, outcome: Outcome): void;
+}
+
+/** An error of the client's own making (deadline, caller abort), with a stable `code`. */
+class CallCancelledError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CallCancelledError';
+  }
+}
+
+class BodyTooLargeError extends Error {
+  readonly code = 'BODY_TOO_LARGE';
+}
+
+/**
+ * One request/response as undici's dispatch handler sees it. It records the moments the phases
+ * are made of and settles exactly once: complete, too large, or failed (including the client's
+ * own deadline or the caller's abort). After settling, anything undici still reports is ignored,
+ * and a request undici starts late is aborted on the spot.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  socket: object | undefined;
+  requestWrittenAt: number | undefined;
+  headersAt: number | undefined;
+  statusCode: number | null = null;
+  responseHeaders: IncomingHttpHeaders = {};
+  #controller: Dispatcher.DispatchController | null = null;
+  #outcome: Outcome | null = null;
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly maxBodyBytes: number,
+    private readonly hooks: ExchangeHooks,
+  ) {}
+
+  body(): Buffer {
+    return Buffer.concat(this.#chunks);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#outcome !== null) {
+      controller.abort(
+        new CallCancelledError('UND_ERR_ABORTED', 'request started after its call ended'),
+      );
+      return;
+    }
+    this.requestWrittenAt = performance.now();
+    this.hooks.requestStarted(this);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    // 1xx informational responses precede the real one.
+    if (this.#outcome !== null || statusCode < 200) return;
+    this.headersAt = performance.now();
+    this.statusCode = statusCode;
+    this.responseHeaders = headers;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#outcome !== null) return;
+    const room = this.maxBodyBytes - this.#bytes;
+    this.#bytes += chunk.length;
+    if (chunk.length > room) {
+      if (room > 0) this.#chunks.push(chunk.subarray(0, room));
+      this.#settle({ kind: 'too_large', endedAt: performance.now() });
+      // Aborting closes the connection: the only way to stop a body short without reading it.
+      controller.abort(new BodyTooLargeError(`response body exceeds ${this.maxBodyBytes} bytes`));
+      return;
+    }
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.#settle({ kind: 'complete', endedAt: performance.now() });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.fail(error);
+  }
+
+  /** Ends the exchange with an error reported by undici (or thrown by the dispatcher). */
+  fail(error: unknown): void {
+    this.#settle({ kind: 'failed', endedAt: performance.now(), error });
+  }
+
+  /** Ends the exchange from outside (deadline, caller abort) and aborts it if undici started it. */
+  cancel(error: CallCancelledError): void {
+    if (this.#outcome !== null) return;
+    this.fail(error);
+    this.#controller?.abort(error);
+  }
+
+  #settle(outcome: Outcome): void {
+    if (this.#outcome !== null) return;
+    this.#outcome = outcome;
+    this.hooks.settled(this, outcome);
+  }
+}
+
+function sessionPath(token: string): string {
+  return `/sessions/${encodeURIComponent(token)}`;
+}
+
+function isCorrelationId(value: string): boolean {
+  return value.length <= 200 && VISIBLE_ASCII.test(value);
+}
+
+/**
+ * Splits a base URL into origin and path prefix. Errors name the rule, never the URL: it might
+ * carry credentials.
+ */
+function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new Error('baseUrl is not a valid absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error('baseUrl must use http: or https:');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new Error('baseUrl must not contain credentials; the API key is sent as a bearer token');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new Error('baseUrl must not contain a query or fragment');
+  }
+  return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
+}

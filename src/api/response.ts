@@ -1,0 +1,118 @@
+/**
+ * Decoding of API responses: header flattening, JSON body decoding with a bounded diagnostic
+ * snippet, `Retry-After` and the API's `request_id`. Pure functions; `client.ts` applies them.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { errorEnvelopeSchema } from './schemas.js';
+import { sanitizeText } from './transport-errors.js';
+
+export type BodyError = 'not_json' | 'invalid_json' | 'too_large';
+
+export interface DecodedBody {
+  body: unknown;
+  bodyError: BodyError | null;
+  bodySnippet: string | null;
+}
+
+/** Longest body snippet kept for logs. */
+export const MAX_SNIPPET_LENGTH = 200;
+
+/**
+ * Response headers as lower-cased names with one string value each; repeated headers are joined
+ * with `, ` as HTTP allows for list-valued fields.
+ */
+export function flattenHeaders(
+  headers: IncomingHttpHeaders,
+  redact: (text: string) => string,
+): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const joined = Array.isArray(value) ? value.join(', ') : value;
+    flat[name.toLowerCase()] = redact(joined);
+  }
+  return flat;
+}
+
+/** True for `application/json`, `application/problem+json` and other `+json` media types. */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return mediaType === 'application/json' || /^[a-z0-9.+-]+\/[a-z0-9.+-]*\+json$/.test(mediaType);
+}
+
+/**
+ * Decodes a complete response body. JSON media types are parsed; an empty body is no body (a
+ * `204`, or a `DELETE` answered without content), not an error. Anything else gets a `bodyError`
+ * and a short sanitized snippet so a log line shows what came back (an HTML error page, a proxy's
+ * text). `redactBody` is applied to the text before parsing so a server that echoes the
+ * credential cannot make the client return it.
+ */
+export function decodeBody(
+  raw: Buffer,
+  contentType: string | undefined,
+  redact: (text: string) => string,
+  redactBody: (text: string) => string,
+): DecodedBody {
+  if (raw.length === 0) return { body: undefined, bodyError: null, bodySnippet: null };
+  const text = raw.toString('utf8');
+  if (!isJsonContentType(contentType)) {
+    return { body: undefined, bodyError: 'not_json', bodySnippet: snippet(text, redact) };
+  }
+  try {
+    return { body: JSON.parse(redactBody(text)) as unknown, bodyError: null, bodySnippet: null };
+  } catch {
+    return { body: undefined, bodyError: 'invalid_json', bodySnippet: snippet(text, redact) };
+  }
+}
+
+/** The result for a body that exceeded the size cap; only its beginning was kept. */
+export function tooLargeBody(head: Buffer, redact: (text: string) => string): DecodedBody {
+  return {
+    body: undefined,
+    bodyError: 'too_large',
+    bodySnippet: snippet(head.toString('utf8'), redact),
+  };
+}
+
+/** A short, single-line, credential-free excerpt of a body for logs. */
+export function snippet(text: string, redact: (text: string) => string): string {
+  return sanitizeText(text, redact, MAX_SNIPPET_LENGTH);
+}
+
+const requestIdSchema = errorEnvelopeSchema.pick({ request_id: true });
+
+/**
+ * The API's `request_id` from the common error envelope, for support tickets. Only error
+ * responses (status >= 400) carry one. Bounded in length and free of control characters.
+ */
+export function extractRequestId(
+  statusCode: number,
+  body: unknown,
+  redact: (text: string) => string,
+): string | null {
+  if (statusCode < 400) return null;
+  const parsed = requestIdSchema.safeParse(body);
+  if (!parsed.success) return null;
+  const id = sanitizeText(parsed.data.request_id, redact, 200);
+  return id.length > 0 ? id : null;
+}
+
+/**
+ * `Retry-After` in milliseconds from now: either delay-seconds (`60`) or an HTTP-date, which is
+ * compared with `nowMs` (wall clock, Unix ms) and never negative. Null when absent or unparsable.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | null {
+  if (value === undefined) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const seconds = Number(trimmed);
+    return Number.isSafeInteger(seconds) ? seconds * 1000 : null;
+  }
+  // An HTTP-date (IMF-fixdate, RFC 850 or asctime) starts with a weekday and is in GMT; asctime
+  // omits the zone. Requiring the weekday keeps `Date.parse` from accepting odd inputs ("1.5").
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)/i.test(trimmed)) return null;
+  const at = Date.parse(/GMT$/i.test(trimmed) ? trimmed : `${trimmed} GMT`);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - nowMs);
+}

@@ -1,0 +1,176 @@
+/**
+ * Where the time of one API call goes. The monitor reports a call's latency split into phases, all
+ * on the monotonic clock (`performance.now()`), in milliseconds:
+ *
+ * - `resolve`: DNS lookup of the host name. Present only when a name was resolved for a new
+ *   connection; an IP literal (or a reused connection) has no resolve phase.
+ * - `connect`: TCP handshake of a new connection (after the lookup, when there was one).
+ * - `tls`: TLS handshake of a new `https:` connection.
+ * - `processing`: request written to the socket → response headers received (time to first byte).
+ * - `transfer`: response headers received → body fully read.
+ *
+ * undici does not time connections itself, so connection phases come from a measuring connector:
+ * `createMeasuringConnector` wraps undici's own `buildConnector` and stamps each socket it opens
+ * with the times of its lookup, TCP connect and TLS handshake (`connectionTimingOf`). A request
+ * learns which socket carried it from undici's `undici:client:sendHeaders` diagnostics channel
+ * (see `client.ts`). A keep-alive connection that was already open when a request started has no
+ * resolve/connect/tls phases at all: absent, not 0, so histograms of connect time are not diluted
+ * by reuse. A dispatcher built without this connector (an injected plain `Agent`, a `MockAgent`)
+ * yields only `processing` and `transfer`.
+ */
+import type { Socket } from 'node:net';
+import { Agent, buildConnector } from 'undici';
+
+/** Phase durations of one call, in milliseconds; a phase that did not happen is absent. */
+export interface PhaseTimings {
+  resolve?: number;
+  connect?: number;
+  tls?: number;
+  processing?: number;
+  transfer?: number;
+}
+
+/** Monotonic timestamps (`performance.now()`) of one connection's establishment. */
+export interface ConnectionTiming {
+  /** The connector was asked for a socket. */
+  startedAt: number;
+  /** The host name was resolved; absent for IP literals. */
+  resolvedAt?: number;
+  /** The TCP handshake completed. */
+  connectedAt?: number;
+  /** The TLS handshake completed; absent for `http:`. */
+  secureAt?: number;
+}
+
+/**
+ * Timings keyed by socket. A WeakMap rather than a property on the socket so nothing is added to
+ * undici's objects; entries vanish with their sockets, so this holds no state worth owning.
+ */
+const connectionTimings = new WeakMap<object, ConnectionTiming>();
+
+/** The establishment timings of a socket opened by a measuring connector, if it was. */
+export function connectionTimingOf(socket: object): ConnectionTiming | undefined {
+  return connectionTimings.get(socket);
+}
+
+/**
+ * Builds an undici connector (for the `connect` option of `Agent`, `Pool` or `Client`) that opens
+ * sockets exactly as undici's default connector does and records when each one resolved its host,
+ * completed TCP and completed TLS.
+ */
+export function createMeasuringConnector(
+  options: buildConnector.BuildOptions = {},
+): buildConnector.connector {
+  // undici's connector returns the socket it creates, though its type says `void`.
+  const base = buildConnector(options) as unknown as (
+    connectOptions: buildConnector.Options,
+    callback: buildConnector.Callback,
+  ) => Socket | undefined;
+  return (connectOptions, callback) => {
+    const timing: ConnectionTiming = { startedAt: performance.now() };
+    const isTls = connectOptions.protocol === 'https:';
+    const socket = base(connectOptions, (...args: Parameters<buildConnector.Callback>) => {
+      // undici calls back on `connect` (http) or `secureConnect` (https) and writes the first
+      // request from inside this callback, so stamp the time before handing the socket over.
+      if (args[0] === null) {
+        const now = performance.now();
+        if (isTls) timing.secureAt = now;
+        else timing.connectedAt = now;
+      }
+      callback(...args);
+    });
+    if (socket) {
+      connectionTimings.set(socket, timing);
+      // `lookup` fires once per resolved name; net skips it for IP literals.
+      socket.once('lookup', () => {
+        timing.resolvedAt ??= performance.now();
+      });
+      if (isTls) {
+        // For TLS the callback fires after the handshake; `connect` still marks the TCP part.
+        socket.once('connect', () => {
+          timing.connectedAt ??= performance.now();
+        });
+      }
+    }
+  };
+}
+
+/** Options of `createMeasuringAgent`: undici's `Agent` options with connector options in `connect`. */
+export type MeasuringAgentOptions = Omit<Agent.Options, 'connect'> & {
+  connect?: buildConnector.BuildOptions;
+};
+
+/**
+ * An undici `Agent` whose connections are timed (see `createMeasuringConnector`). The API client
+ * creates one per client by default; tests and benchmarks that inject their own dispatcher can use
+ * this to keep the connection phases.
+ */
+export function createMeasuringAgent(options: MeasuringAgentOptions = {}): Agent {
+  const { connect, ...rest } = options;
+  return new Agent({ ...rest, connect: createMeasuringConnector(connect) });
+}
+
+/**
+ * The connection phases a request paid for. A connection that started before the request did was
+ * already open (keep-alive reuse), so the request paid nothing: no phases at all.
+ */
+export function connectionPhases(
+  timing: ConnectionTiming | undefined,
+  requestStartedAt: number,
+): Pick<PhaseTimings, 'resolve' | 'connect' | 'tls'> {
+  if (!timing || timing.startedAt < requestStartedAt) return {};
+  const phases: Pick<PhaseTimings, 'resolve' | 'connect' | 'tls'> = {};
+  if (timing.resolvedAt !== undefined) phases.resolve = timing.resolvedAt - timing.startedAt;
+  if (timing.connectedAt !== undefined) {
+    phases.connect = timing.connectedAt - (timing.resolvedAt ?? timing.startedAt);
+    if (timing.secureAt !== undefined) phases.tls = timing.secureAt - timing.connectedAt;
+  }
+  return phases;
+}
+
+/**
+ * The server's own processing time from a `Server-Timing` header, in milliseconds: the largest
+ * `dur` of any metric (`sim;dur=12.345`, `app;desc="x";dur=7`). The largest, because entries are
+ * usually a total and its parts, and a sum would count the parts twice. Null when no metric
+ * carries a usable `dur`.
+ */
+export function parseServerTiming(header: string | undefined): number | null {
+  if (header === undefined) return null;
+  let best: number | null = null;
+  for (const metric of splitOutsideQuotes(header, ',')) {
+    // The first part is the metric name; the rest are `param=value` pairs.
+    for (const param of splitOutsideQuotes(metric, ';').slice(1)) {
+      const eq = param.indexOf('=');
+      if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'dur') continue;
+      let raw = param.slice(eq + 1).trim();
+      if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) raw = raw.slice(1, -1);
+      if (!/^\d+(\.\d+)?$/.test(raw)) continue;
+      const dur = Number(raw);
+      if (Number.isFinite(dur) && (best === null || dur > best)) best = dur;
+    }
+  }
+  return best;
+}
+
+/** Splits on `separator` except inside double-quoted strings (Server-Timing `desc="a, b"`). */
+function splitOutsideQuotes(value: string, separator: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const ch = value.charAt(i);
+    if (quoted && ch === '\\' && i + 1 < value.length) {
+      current += ch + value.charAt(++i);
+      continue;
+    }
+    if (ch === '"') quoted = !quoted;
+    if (ch === separator && !quoted) {
+      parts.push(current);
+      current = '';
+    } else {
+      current += ch;
+    }
+  }
+  parts.push(current);
+  return parts;
+}

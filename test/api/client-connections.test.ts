@@ -1,0 +1,123 @@
+import { hasSubscribers } from 'node:diagnostics_channel';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { createMeasuringAgent } from '../../src/api/timing.js';
+import { API_KEY, USER_AGENT, sendJson, startServer, type TestServer } from './helpers.js';
+
+/** Sum of undici's per-origin pool stats of an Agent. */
+function agentStats(agent: ReturnType<typeof createMeasuringAgent>): {
+  connected: number;
+  pending: number;
+  running: number;
+} {
+  const totals = { connected: 0, pending: 0, running: 0 };
+  for (const stats of Object.values(agent.stats)) {
+    totals.connected += Number(stats.connected); // a Client reports a boolean, a Pool a count
+    totals.pending += stats.pending;
+    totals.running += stats.running;
+  }
+  return totals;
+}
+
+describe('ApiClient connection reuse', () => {
+  let server: TestServer | undefined;
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    await server?.close();
+  });
+
+  it('serves 200 sequential calls of every kind over one kept-alive connection', async () => {
+    let n = 0;
+    server = await startServer((_req, res) => {
+      n++;
+      // A mix of what the monitor sees: JSON, API errors, HTML, bad JSON, redirects, empty.
+      switch (n % 6) {
+        case 0:
+          sendJson(res, 200, { message: 'pong', timestamp: new Date().toISOString() });
+          break;
+        case 1:
+          sendJson(
+            res,
+            429,
+            { message: 'slow', request_status: 'warning', request_id: 'r' },
+            {
+              'retry-after': '60',
+            },
+          );
+          break;
+        case 2:
+          res.writeHead(502, { 'content-type': 'text/html' });
+          res.end('<html><body>bad gateway</body></html>');
+          break;
+        case 3:
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"broken');
+          break;
+        case 4:
+          res.writeHead(301, { location: '/elsewhere', 'content-length': '0' });
+          res.end();
+          break;
+        default:
+          res.writeHead(204);
+          res.end();
+      }
+    });
+    const agent = createMeasuringAgent();
+    cleanups.push(() => agent.close());
+    const client = new ApiClient({
+      baseUrl: server.url,
+      apiKey: API_KEY,
+      userAgent: USER_AGENT,
+      dispatcher: agent,
+    });
+    cleanups.push(() => client.close());
+
+    const statuses = new Set<number | null>();
+    for (let i = 0; i < 200; i++) {
+      const response =
+        i % 2 === 0
+          ? await client.ping({ timeoutMs: 5_000 })
+          : await client.closeSession(`t${i}`, { timeoutMs: 5_000 });
+      expect(response.transportError).toBeNull();
+      statuses.add(response.statusCode);
+    }
+
+    expect(server.requests).toHaveLength(200);
+    expect([...statuses].sort()).toEqual([200, 204, 301, 429, 502]);
+    // Every body was read to the end, so the one connection went back to the pool each time.
+    expect(server.connections).toBe(1);
+    const stats = agentStats(agent);
+    expect(stats.connected).toBeLessThanOrEqual(1);
+    expect(stats.pending).toBe(0);
+    expect(stats.running).toBe(0);
+    // The client listens to undici's diagnostics channel only while calls are in flight.
+    expect(hasSubscribers('undici:client:sendHeaders')).toBe(false);
+  });
+
+  it('closes its own agent on close(), and leaves an injected one open', async () => {
+    server = await startServer((_req, res) => sendJson(res, 200, { message: 'pong' }));
+    const own = new ApiClient({ baseUrl: server.url, apiKey: API_KEY, userAgent: USER_AGENT });
+    await own.ping({ timeoutMs: 5_000 });
+    await own.close();
+    await own.close(); // idempotent
+    expect((await own.ping({ timeoutMs: 5_000 })).transportError?.reason).toBe('network_error');
+
+    const agent = createMeasuringAgent();
+    cleanups.push(() => agent.close());
+    const injected = new ApiClient({
+      baseUrl: server.url,
+      apiKey: API_KEY,
+      userAgent: USER_AGENT,
+      dispatcher: agent,
+    });
+    await injected.close();
+    const other = new ApiClient({
+      baseUrl: server.url,
+      apiKey: API_KEY,
+      userAgent: USER_AGENT,
+      dispatcher: agent,
+    });
+    expect((await other.ping({ timeoutMs: 5_000 })).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,159 @@
+import { Agent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient, type ApiResponse } from '../../src/api/client.js';
+import { createMeasuringAgent } from '../../src/api/timing.js';
+import {
+  API_KEY,
+  TLS_CERT,
+  USER_AGENT,
+  delay,
+  sendJson,
+  startServer,
+  type Handler,
+  type TestServer,
+} from './helpers.js';
+
+const opts = { timeoutMs: 5_000 };
+
+/** Phases are parts of the call: each non-negative, together no longer than the whole. */
+function expectConsistent(response: ApiResponse): void {
+  const values = Object.values(response.phases);
+  for (const value of values) expect(value).toBeGreaterThanOrEqual(0);
+  const sum = values.reduce((a, b) => a + b, 0);
+  expect(sum).toBeLessThanOrEqual(response.durationMs + 0.001);
+}
+
+describe('ApiClient phase timings', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function serve(handler: Handler, tls = false): Promise<TestServer> {
+    const server = await startServer(handler, { tls });
+    cleanups.push(() => server.close());
+    return server;
+  }
+
+  function client(baseUrl: string, dispatcher?: Agent): ApiClient {
+    const c = new ApiClient({
+      baseUrl,
+      apiKey: API_KEY,
+      userAgent: USER_AGENT,
+      ...(dispatcher ? { dispatcher } : {}),
+    });
+    cleanups.push(() => c.close());
+    return c;
+  }
+
+  it('times connect on a fresh connection and omits it on keep-alive reuse', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
+    const c = client(server.url);
+    const first = await c.ping(opts);
+    const second = await c.ping(opts);
+
+    expect(first.phases.connect).toBeGreaterThan(0);
+    // An IP literal is never resolved, and plain HTTP has no TLS.
+    expect(first.phases.resolve).toBeUndefined();
+    expect(first.phases.tls).toBeUndefined();
+    expect(first.phases.processing).toBeGreaterThan(0);
+    expect(first.phases.transfer).toBeGreaterThanOrEqual(0);
+    expectConsistent(first);
+
+    expect(second.phases.connect).toBeUndefined();
+    expect(second.phases.resolve).toBeUndefined();
+    expect(second.phases.processing).toBeGreaterThan(0);
+    expectConsistent(second);
+    expect(server.connections).toBe(1);
+  });
+
+  it('counts a server-side delay as processing', async () => {
+    const server = await serve(async (_req, res) => {
+      await delay(50);
+      sendJson(res, 200, { message: 'pong' });
+    });
+    const response = await client(server.url).ping(opts);
+    // Timers fire no earlier than asked; allow a hair for clock granularity.
+    expect(response.phases.processing).toBeGreaterThanOrEqual(49);
+    expect(response.phases.transfer).toBeLessThan(50);
+    expect(response.durationMs).toBeGreaterThanOrEqual(response.phases.processing ?? 0);
+    expectConsistent(response);
+  });
+
+  it('counts a slow body as transfer, not processing', async () => {
+    const server = await serve(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"message":');
+      await delay(150);
+      res.end('"pong"}');
+    });
+    const response = await client(server.url).ping(opts);
+    expect(response.body).toEqual({ message: 'pong' });
+    // The client may see the headers a little after the server wrote them (same busy event
+    // loop), so only part of the 150 ms is certain to land in transfer.
+    expect(response.phases.transfer).toBeGreaterThanOrEqual(75);
+    expect(response.phases.processing).toBeLessThan(response.phases.transfer ?? 0);
+    expectConsistent(response);
+  });
+
+  it('times the name lookup when a host name is resolved', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
+    const response = await client(`http://localhost:${server.port}`).ping(opts);
+    // The server listens on 127.0.0.1 only; localhost resolves there (perhaps after ::1).
+    expect(response.statusCode).toBe(200);
+    expect(response.phases.resolve).toBeGreaterThanOrEqual(0);
+    expect(response.phases.connect).toBeGreaterThanOrEqual(0);
+    expectConsistent(response);
+  });
+
+  it('times the TLS handshake of an https connection', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }), true);
+    const agent = createMeasuringAgent({ connect: { ca: TLS_CERT } });
+    cleanups.push(() => agent.close());
+    const c = client(server.url, agent);
+    const first = await c.ping(opts);
+    expect(first.statusCode).toBe(200);
+    expect(first.phases.connect).toBeGreaterThan(0);
+    expect(first.phases.tls).toBeGreaterThan(0);
+    expectConsistent(first);
+    const second = await c.ping(opts);
+    expect(second.phases.tls).toBeUndefined();
+    expect(second.phases.connect).toBeUndefined();
+  });
+
+  it('reports a TLS failure as a network error', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, {}), true);
+    // The default agent trusts only the system roots, not the self-signed fixture.
+    const response = await client(server.url).ping(opts);
+    expect(response.statusCode).toBeNull();
+    expect(response.transportError?.reason).toBe('network_error');
+    expect(response.transportError?.code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+  });
+
+  it('keeps processing and transfer with an injected plain Agent', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
+    const agent = new Agent();
+    cleanups.push(() => agent.close());
+    const response = await client(server.url, agent).ping(opts);
+    expect(response.statusCode).toBe(200);
+    // No measuring connector, so no connection phases; the rest is measured by the client.
+    expect(response.phases.connect).toBeUndefined();
+    expect(response.phases.processing).toBeGreaterThan(0);
+    expect(response.phases.transfer).toBeGreaterThanOrEqual(0);
+  });
+
+  it('attributes phases to the right call when calls overlap', async () => {
+    const server = await serve(async (req, res) => {
+      await delay(req.url === '/ping' ? 120 : 10);
+      sendJson(res, 200, { message: req.url });
+    });
+    const c = client(server.url);
+    const [slow, fast] = await Promise.all([c.ping(opts), c.getSession('t', opts)]);
+    expect(slow.phases.processing).toBeGreaterThanOrEqual(115);
+    expect(fast.phases.processing).toBeLessThan(115);
+    // Both opened their own connection (undici pipelines nothing by default).
+    expect(slow.phases.connect).toBeGreaterThan(0);
+    expect(fast.phases.connect).toBeGreaterThan(0);
+    expect(server.connections).toBe(2);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { connectionPhases, parseServerTiming } from '../../src/api/timing.js';
+
+describe('parseServerTiming', () => {
+  it.each([
+    ['sim;dur=12.345', 12.345],
+    ['total;dur=30, db;dur=12, app;dur=15', 30],
+    ['cache;desc="Cache Read";dur=23.2', 23.2],
+    ['app;desc="a, b; dur=999";dur=4', 4], // quoted separators are text
+    ['x;dur="7.5"', 7.5],
+    ['miss, db;dur=53', 53],
+    ['DUR;Dur=3', 3],
+  ])('reads %j as %d', (header, expected) => {
+    expect(parseServerTiming(header)).toBe(expected);
+  });
+
+  it.each([undefined, '', 'miss', 'x;dur=', 'x;dur=-1', 'x;dur=abc', 'x;desc=dur'])(
+    'finds nothing in %j',
+    (header) => {
+      expect(parseServerTiming(header)).toBeNull();
+    },
+  );
+});
+
+describe('connectionPhases', () => {
+  it('splits a fresh TLS connection into resolve, connect and tls', () => {
+    expect(
+      connectionPhases({ startedAt: 100, resolvedAt: 103, connectedAt: 110, secureAt: 130 }, 99),
+    ).toEqual({ resolve: 3, connect: 7, tls: 20 });
+  });
+
+  it('has no resolve for an IP literal and no tls for plain HTTP', () => {
+    expect(connectionPhases({ startedAt: 100, connectedAt: 104 }, 100)).toEqual({ connect: 4 });
+  });
+
+  it('reports nothing for a connection opened before the request (reuse)', () => {
+    expect(connectionPhases({ startedAt: 50, connectedAt: 52 }, 100)).toEqual({});
+    expect(connectionPhases(undefined, 100)).toEqual({});
+  });
+});
