@@ -29,7 +29,7 @@ async function runLifecycle(
   addr: AddressConfig,
   opts: {
     faults?: FaultRule[];
-    lifecycle?: Parameters<typeof testEnvironment>[1]['lifecycle'];
+    lifecycle?: EnvironmentOverrides['lifecycle'];
   } = {},
 ) {
   for (const rule of opts.faults ?? []) sim.simulator.faults.add(rule);

@@ -60,12 +60,14 @@ export async function startTestSimulator(
 }
 
 /** An environment config with short intervals, for tests. */
+export type EnvironmentOverrides = Partial<Omit<EnvironmentConfig, 'lifecycle' | 'ping'>> & {
+  lifecycle?: Partial<EnvironmentConfig['lifecycle']>;
+  ping?: Partial<EnvironmentConfig['ping']>;
+};
+
 export function testEnvironment(
   baseUrl: string,
-  overrides: Partial<EnvironmentConfig> & {
-    lifecycle?: Partial<EnvironmentConfig['lifecycle']>;
-    ping?: Partial<EnvironmentConfig['ping']>;
-  } = {},
+  overrides: EnvironmentOverrides = {},
 ): EnvironmentConfig {
   const { lifecycle, ping, ...rest } = overrides;
   return {
