@@ -6,6 +6,7 @@ import {
   startTestSimulator,
   testEnvironment,
   testRuntime,
+  type EnvironmentOverrides,
   type TestSimulator,
 } from '../support/harness.js';
 
