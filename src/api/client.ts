@@ -233,7 +233,18 @@ export class ApiClient {
           signal?.removeEventListener('abort', onAbort);
           if (this.#awaitingSocket === settled) this.#awaitingSocket = null;
           this.#endFlight();
-          const response = this.#describe(call, startedAt, settled, outcome);
+          let response: ApiResponse;
+          try {
+            response = this.#describe(call, startedAt, settled, outcome);
+          } catch (err) {
+            // This runs inside undici's callbacks, which swallow what they catch; an escaped
+            // error would leave the call pending forever. Report it as a failed call instead.
+            response = this.#describe(call, startedAt, null, {
+              kind: 'failed',
+              endedAt: outcome.endedAt,
+              error: err,
+            });
+          }
           if (outcome.kind === 'complete') {
             // undici hands a keep-alive socket back to its pool one event-loop turn after the
             // response ends (a `setImmediate` queued after this callback returns). Resolving
