@@ -64,16 +64,18 @@ export async function startSimulator(
   const urlHost =
     host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   options.logger?.info({ url: `http://${urlHost}:${port}` }, 'ISA API simulator listening');
+  // Closing twice (a test and its cleanup, say) waits for the same close.
+  let closing: Promise<void> | null = null;
   return {
     url: `http://${urlHost}:${port}`,
     port,
     state,
     faults,
     close: () =>
-      new Promise<void>((resolve, reject) => {
+      (closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
-      }),
+      })),
   };
 }
