@@ -244,8 +244,11 @@ export const sessionMetaSchema = z.object({
 });
 export type SessionMeta = z.infer<typeof sessionMetaSchema>;
 
-/** The short creation form of `meta`: only these four keys. */
-export const sessionMetaShortSchema = z.object({
+/**
+ * The short creation form of `meta`: only these four keys. Strict, so that a full-form `meta`
+ * missing a required field is a violation instead of passing as the short form.
+ */
+export const sessionMetaShortSchema = z.strictObject({
   session_token: z.string().min(1),
   session_status: sessionStatusSchema,
   responded_at: isoTimestampSchema,

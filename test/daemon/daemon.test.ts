@@ -1,0 +1,171 @@
+/**
+ * The daemon as users run it: a child process with a config file, against a simulator on
+ * loopback. Crash recovery, graceful shutdown, metrics and secrets.
+ */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { eventually, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
+
+const KEY = 'daemon-key-7d6c5b4a3f2e1d0c';
+let sim: RunningSimulator;
+const running: DaemonProcess[] = [];
+
+beforeAll(async () => {
+  sim = await startSimulator({ apiKeys: [KEY], qualifyDelayMs: 300 });
+});
+afterAll(() => sim.close());
+afterEach(() => {
+  for (const d of running.splice(0)) d.child.kill('SIGKILL');
+  sim.faults.clear();
+});
+
+async function writeConfig(
+  street1: string,
+  extra = '',
+): Promise<{ path: string; stateFile: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'isa-daemon-'));
+  const stateFile = join(dir, 'sessions.json');
+  const path = join(dir, 'config.yaml');
+  await writeFile(
+    path,
+    `listen: { host: 127.0.0.1, port: 0 }
+state_file: ${stateFile}
+shutdown_timeout: 3s
+environments:
+  - name: production
+    base_url: ${sim.url}/env/production
+    api_key_env: ISA_PRODUCTION_API_KEY
+    request_budget_per_second: 10
+    ping: { interval: 1s, timeout: 500ms }
+    lifecycle:
+      interval: 2s
+      timeout: 1500ms
+      poll_interval: 100ms
+      poll_timeout: 1s
+      addresses:
+        - { street1: "${street1}", zip: "80202", expect: available }
+${extra}`,
+  );
+  return { path, stateFile };
+}
+
+function start(configPath: string): DaemonProcess {
+  const daemon = startDaemonProcess(['--config', configPath], { ISA_PRODUCTION_API_KEY: KEY });
+  running.push(daemon);
+  return daemon;
+}
+
+async function metric(url: string, pattern: RegExp): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => pattern.test(line))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+describe('isa-monitor run', () => {
+  it('serves metrics that move, status and readiness; exits 0 on SIGTERM with nothing left open', async () => {
+    const { path, stateFile } = await writeConfig('2 Pending Ave');
+    const daemon = start(path);
+    const url = await daemon.url;
+    await eventually(
+      async () => (await fetch(`${url}/readyz`)).status === 200,
+      10_000,
+      'readiness',
+    );
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    await eventually(
+      async () => (await metric(url, /^isa_ping_attempts_total\{.*result="ok"/)) >= 2,
+      10_000,
+      'two ok pings',
+    );
+    await eventually(
+      async () => (await metric(url, /^isa_lifecycle_runs_total\{.*result="success"/)) >= 1,
+      15_000,
+      'a successful lifecycle run',
+    );
+    const status = (await (await fetch(`${url}/api/status`)).json()) as {
+      environments: Record<string, Record<string, { last: { outcome: string } | null }>>;
+    };
+    expect(status.environments['production']?.['ping']?.last?.outcome).toBe('pass');
+
+    daemon.child.kill('SIGTERM');
+    const exit = await daemon.exit;
+    expect(exit.code).toBe(0);
+    expect(daemon.output()).toContain('"msg":"stopped"');
+    expect(sim.state.openSessions()).toEqual([]);
+    const ledger = JSON.parse(await readFile(stateFile, 'utf8')) as { sessions: unknown[] };
+    expect(ledger.sessions).toEqual([]);
+    // The key never reaches any output, metric or status document.
+    expect(daemon.output()).not.toContain(KEY);
+  });
+
+  it('closes the session of an interrupted run on SIGTERM and goes unready first', async () => {
+    const { path } = await writeConfig('6 Forever Pending Ct');
+    const daemon = start(path);
+    const url = await daemon.url;
+    await eventually(
+      () => sim.state.openSessions().length > 0,
+      15_000,
+      'an open synthetic session',
+    );
+    daemon.child.kill('SIGTERM');
+    await eventually(
+      async () => {
+        try {
+          return (await fetch(`${url}/readyz`)).status === 503;
+        } catch {
+          return true; // already closed: also not ready
+        }
+      },
+      5_000,
+      'readiness to drop',
+    );
+    const exit = await daemon.exit;
+    expect(exit.code).toBe(0);
+    expect(sim.state.openSessions()).toEqual([]);
+  });
+
+  it('closes sessions a killed process left open, at the next start', async () => {
+    const { path, stateFile } = await writeConfig('6 Forever Pending Ct');
+    const first = start(path);
+    await first.url;
+    const open = await eventually(
+      () => sim.state.openSessions()[0],
+      15_000,
+      'an open synthetic session',
+    );
+    await eventually(
+      async () => (await readFile(stateFile, 'utf8')).includes(open.token),
+      5_000,
+      'the token in the ledger',
+    );
+    first.child.kill('SIGKILL');
+    await first.exit;
+    expect(sim.state.sessions().find((s) => s.token === open.token)?.status).toBe('open');
+
+    const second = start(path);
+    await second.url;
+    await eventually(
+      () => sim.state.sessions().find((s) => s.token === open.token)?.status === 'closed',
+      10_000,
+      'the leftover session to be closed',
+    );
+    expect(second.output()).toContain('closing synthetic sessions left open by a previous run');
+    second.child.kill('SIGTERM');
+    expect((await second.exit).code).toBe(0);
+    expect(sim.state.openSessions()).toEqual([]);
+  });
+
+  it('exits 2 with the problems on an invalid config', async () => {
+    const { path } = await writeConfig('2 Pending Ave', 'bogus_key: 1\n');
+    const daemon = startDaemonProcess(['--config', path], {});
+    const exit = await daemon.exit;
+    expect(exit.code).toBe(2);
+    expect(daemon.output()).toContain('bogus_key');
+    expect(daemon.output()).toContain('ISA_PRODUCTION_API_KEY');
+  });
+});
