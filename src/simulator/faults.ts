@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { qualifyStatusSchema } from '../api/schemas.js';
+import { parseDuration } from '../config/duration.js';
 
 /** The API operations a rule can target (`*` or no endpoint: every request, unmatched ones too). */
 export const SIM_ENDPOINTS = [
@@ -88,10 +89,15 @@ export type FaultRule = z.infer<typeof faultRuleSchema>;
 export const timelineRuleSchema = z.strictObject(ruleFields);
 export type TimelineRule = z.infer<typeof timelineRuleSchema>;
 
-/** `90s`, `1500ms`, `5m`, `1h`, or a number of milliseconds. */
+/** A duration written as in the configuration (`1500ms`, `90s`, `5m`, `1h30m`), or milliseconds. */
 export const durationSchema = z.union([
   z.number().min(0),
-  z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'must be a duration such as 1500ms, 90s, 5m or 1h'),
+  z
+    .string()
+    .refine(
+      (text) => parseDuration(text) !== null,
+      'must be a duration such as 1500ms, 90s, 5m or 1h30m',
+    ),
 ]);
 
 /**
@@ -109,13 +115,12 @@ export const timelineEntrySchema = z.union([
 ]);
 export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
 
-/** Milliseconds of a duration given as `90s`-style string or number of milliseconds. */
-export function parseDuration(value: string | number): number {
-  if (typeof value === 'number') return value;
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
-  if (!match) throw new Error(`invalid duration ${JSON.stringify(value)}`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
-  return Number(match[1]) * unit;
+/** Milliseconds of a timeline offset (already validated by `durationSchema`). */
+function offsetMs(at: string | number): number {
+  if (typeof at === 'number') return at;
+  const ms = parseDuration(at);
+  if (ms === null) throw new Error(`invalid duration ${JSON.stringify(at)}`);
+  return ms;
 }
 
 /** Parses the `X-Isa-Sim-Fault` header: one fault or an array of faults, as JSON. */
@@ -384,7 +389,7 @@ function compileTimeline(entries: TimelineEntry[]): CompiledTimeline {
   let periodMs: number | null = null;
   const slots = new Map<string, Array<{ atMs: number; index: number; faults: TimelineRule[] }>>();
   entries.forEach((entry, index) => {
-    const atMs = parseDuration(entry.at);
+    const atMs = offsetMs(entry.at);
     if ('repeat' in entry) {
       periodMs = periodMs === null ? atMs : Math.min(periodMs, atMs);
       return;

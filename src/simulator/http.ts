@@ -133,6 +133,16 @@ export function isJsonContentType(contentType: string | undefined): boolean {
   return mediaType === 'application/json' || /^application\/[\w.-]+\+json$/.test(mediaType);
 }
 
+/** Values of an array query parameter, sent as `name[]` (the spec's form) or plain `name`. */
+export function queryArray(req: Request, name: string): string[] {
+  const query = req.query as Record<string, unknown>;
+  return [query[`${name}[]`], query[name]].flatMap((v) =>
+    v === undefined
+      ? []
+      : (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string'),
+  );
+}
+
 /** True when the client's Accept header asks for JSON (explicitly, not by wildcard). */
 export function acceptsJsonExplicitly(req: Request): boolean {
   const accept = req.get('accept') ?? '';

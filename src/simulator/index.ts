@@ -19,7 +19,6 @@ export {
   SIM_ENDPOINTS,
   faultRuleSchema,
   faultSchema,
-  parseDuration,
   timelineEntrySchema,
 } from './faults.js';
 export type { Fault, FaultRule, SimEndpoint, TimelineEntry, TimelineRule } from './faults.js';

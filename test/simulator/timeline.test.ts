@@ -5,30 +5,12 @@ import {
   DEMO_TIMELINE,
   DEMO_TIMELINE_PERIOD_MS,
   FaultController,
-  parseDuration,
   type TimelineEntry,
 } from '../../src/simulator/index.js';
 import { body, client, rawRequest, startTestSimulator, testClock } from './helpers.js';
 
 const status500 = { fault: { kind: 'status', status: 500 } } as const;
 const status503 = { fault: { kind: 'status', status: 503 } } as const;
-
-describe('parseDuration', () => {
-  it.each([
-    ['1500ms', 1500],
-    ['90s', 90_000],
-    ['2.5s', 2500],
-    ['5m', 300_000],
-    ['1h', 3_600_000],
-    [250, 250],
-  ] as const)('%s is %i ms', (input, ms) => {
-    expect(parseDuration(input)).toBe(ms);
-  });
-
-  it('rejects other shapes', () => {
-    expect(() => parseDuration('5 minutes')).toThrow();
-  });
-});
 
 describe('timeline', () => {
   it('replaces the faults of an environment at each entry, over the injected clock', async () => {

@@ -5,9 +5,8 @@
 import express, { type Request, type Router } from 'express';
 import { analyticsDetailResponseSchema, analyticsListResponseSchema } from '../../api/schemas.js';
 import { toDetail, toRow } from '../analytics.js';
-import { ctx, sendError, sendValid } from '../http.js';
+import { ctx, queryArray, sendError, sendValid } from '../http.js';
 import type { SimulatorState } from '../state.js';
-import { queryArray } from './reference.js';
 
 /** Sessions per page of GET /analytics/sessions. */
 export const ANALYTICS_PAGE_SIZE = 50;

@@ -2,7 +2,7 @@
  * The endpoints that read reference data: the health check, the tracked provider list and
  * provider coverage by census geography.
  */
-import express, { type Request, type Router } from 'express';
+import express, { type Router } from 'express';
 import {
   COVERAGE_PATTERNS,
   coverageResponseSchema,
@@ -11,18 +11,8 @@ import {
 } from '../../api/schemas.js';
 import { coverageProviderInfo, PROVIDER_COVERAGE, serviceProviderList } from '../catalog.js';
 import { postalForStateParam, fipsForPostal } from '../geography.js';
-import { ctx, sendError, sendValid } from '../http.js';
+import { ctx, queryArray, sendError, sendValid } from '../http.js';
 import { serviceDataSetFor } from '../state.js';
-
-/** Values of an array query parameter, sent as `name[]` (the spec's form) or plain `name`. */
-export function queryArray(req: Request, name: string): string[] {
-  const query = req.query as Record<string, unknown>;
-  return [query[`${name}[]`], query[name]].flatMap((v) =>
-    v === undefined
-      ? []
-      : (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string'),
-  );
-}
 
 const GEO_PARAMS = ['states', 'counties', 'tracts', 'blocks'] as const;
 type GeoParam = (typeof GEO_PARAMS)[number];
