@@ -37,13 +37,7 @@ function startWorker(
   init: MeasurementInit,
   onEvent: (event: MeasurementEvent) => void,
 ): Promise<MeasurementHost> {
-  // From the TypeScript sources (tests), the worker needs tsx's loader; from dist/ it does not.
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
-  const worker = new Worker(entry, {
-    workerData: init,
-    execArgv: fromSource ? ['--import', 'tsx'] : [],
-  });
+  const worker = new Worker(workerEntry(), { workerData: init });
   let stopped: (() => void) | undefined;
   const whenStopped = new Promise<void>((resolve) => {
     stopped = resolve;
@@ -77,4 +71,17 @@ function startWorker(
       },
     };
   });
+}
+
+/**
+ * The worker's entry module. From dist/ it is `worker.js`. When running from the TypeScript
+ * sources (tests through tsx), loader hooks registered by `--import tsx` do not reach a worker on
+ * Node 20, so a tiny bootstrap registers tsx inside the worker before importing `worker.ts`.
+ */
+function workerEntry(): URL {
+  if (!import.meta.url.endsWith('.ts')) return new URL('./worker.js', import.meta.url);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./worker.ts', import.meta.url).href;
+  const bootstrap = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`);
 }
