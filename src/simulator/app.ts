@@ -167,13 +167,13 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   );
 
   // `/env/<name>/...` serves the same API as `/` for the environment <name>.
-  app.use((req, _res, next) => {
+  app.use((req, res, next) => {
     const match = ENV_PREFIX.exec(req.url);
-    if (match) {
-      Object.assign(_res.locals, { environment: match[1] });
+    if (match?.[1]) {
+      ctx(res).environment = match[1];
       req.url = `${match[2] ?? '/'}${match[3] ?? ''}`;
     }
-    ctx(_res).endpoint = classifyEndpoint(req.method, req.path);
+    ctx(res).endpoint = classifyEndpoint(req.method, req.path);
     next();
   });
 
@@ -199,7 +199,9 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       endpoint: context.endpoint,
       headerFaults,
     });
-    if (context.faults.applied.length > 0) {
+    // Background latency (the demo timeline adds some to every request) is not news; a fault
+    // that ends the request is.
+    if (context.faults.terminal) {
       logger.info(
         { url: req.originalUrl, environment: context.environment, faults: context.faults.applied },
         'injecting faults',
