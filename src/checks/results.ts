@@ -1,3 +1,5 @@
+import { QUALIFY_STATUSES } from '../api/schemas.js';
+
 /**
  * The bounded vocabularies of check results. Every label value the monitor exports comes from
  * these sets (plus configured environment names), never from URLs, tokens or error messages.
@@ -42,14 +44,8 @@ export type LifecycleStep = (typeof LIFECYCLE_STEPS)[number];
 export const QUALIFY_OUTCOMES = ['available', 'no_service', 'failed', 'timeout'] as const;
 export type QualifyOutcome = (typeof QUALIFY_OUTCOMES)[number];
 
-/** Every qualify_status a poll can see. */
-export const POLL_STATUSES = [
-  'available',
-  'no_service',
-  'pending',
-  'failed',
-  'retry_later',
-] as const;
+/** Every qualify_status a poll can see: the API's own set. */
+export const POLL_STATUSES = QUALIFY_STATUSES;
 
 export const LATENCY_CLASSES = ['expected', 'elevated', 'warning', 'critical'] as const;
 export type LatencyClass = (typeof LATENCY_CLASSES)[number];
