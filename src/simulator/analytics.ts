@@ -139,8 +139,8 @@ export function recordForSession(session: SessionRecord, id: string): AnalyticsR
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null | undefined): string | null => (ms == null ? null : iso(ms));
 
-/** The list form of a record. */
-export function toRow(r: AnalyticsRecord): AnalyticsSessionRow {
+/** The fields both forms share. */
+function sessionFields(r: AnalyticsRecord) {
   return {
     id: r.id,
     created_at: iso(r.createdAt),
@@ -148,6 +148,12 @@ export function toRow(r: AnalyticsRecord): AnalyticsSessionRow {
     campaign_id: r.campaignId,
     address: { ...r.address },
     furthest_step: r.furthestStep,
+  };
+}
+
+/** The order fields: flat in the list form, nested under `order` in the detail form. */
+function orderFields(r: AnalyticsRecord): AnalyticsSessionDetail['order'] {
+  return {
     order_number: r.order?.orderNumber ?? null,
     status: r.order?.status ?? null,
     ordered_at: isoOrNull(r.order?.orderedAt),
@@ -157,23 +163,16 @@ export function toRow(r: AnalyticsRecord): AnalyticsSessionRow {
   };
 }
 
+/** The list form of a record. */
+export function toRow(r: AnalyticsRecord): AnalyticsSessionRow {
+  return { ...sessionFields(r), ...orderFields(r) };
+}
+
 /** The detail form of a record: order fields nested, with the cart progression. */
 export function toDetail(r: AnalyticsRecord): AnalyticsSessionDetail {
   return {
-    id: r.id,
-    created_at: iso(r.createdAt),
-    context: r.context,
-    campaign_id: r.campaignId,
-    address: { ...r.address },
-    furthest_step: r.furthestStep,
-    order: {
-      order_number: r.order?.orderNumber ?? null,
-      status: r.order?.status ?? null,
-      ordered_at: isoOrNull(r.order?.orderedAt),
-      installed: r.order?.installed ?? null,
-      installed_at: isoOrNull(r.order?.installedAt),
-      commission_cents: r.order?.commissionCents ?? null,
-    },
+    ...sessionFields(r),
+    order: orderFields(r),
     cart_progression: r.cartProgression.map((s) => ({
       step: s.step,
       step_name: s.stepName,
