@@ -203,7 +203,11 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     // that ends the request is.
     if (context.faults.terminal) {
       logger.info(
-        { url: req.originalUrl, environment: context.environment, faults: context.faults.applied },
+        {
+          endpoint: context.endpoint,
+          environment: context.environment,
+          faults: context.faults.applied,
+        },
         'injecting faults',
       );
     }
