@@ -17,23 +17,22 @@ const COMMANDS: Record<string, (args: string[], io: CliIO) => number | Promise<n
   'validate-config': validateConfigCommand,
 };
 
-let stopRequested: Promise<string> | undefined;
-function waitForStop(): Promise<string> {
-  stopRequested ??= new Promise((resolve) => {
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      signals += 1;
-      if (signals === 1) resolve(signal);
-      else {
-        console.error(`${signal} again: exiting without finishing the shutdown`);
-        process.exit(130);
-      }
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
-  return stopRequested;
-}
+// Installed before any command starts, so a SIGTERM during start-up (closing leftover sessions,
+// say) is a graceful stop as soon as the command can act on it, never an abrupt kill.
+const stopRequested = new Promise<string>((resolve) => {
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals === 1) resolve(signal);
+    else {
+      console.error(`${signal} again: exiting without finishing the shutdown`);
+      process.exit(130);
+    }
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+});
+const waitForStop = (): Promise<string> => stopRequested;
 
 const io: CliIO = {
   out: (line) => process.stdout.write(`${line}\n`),
