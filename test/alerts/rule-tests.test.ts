@@ -1,0 +1,117 @@
+/**
+ * The promtool rule tests: the committed files are exactly what the scenarios generate, promtool
+ * passes them, every alert is seen both firing and not firing, and a wrong expectation fails.
+ */
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import {
+  REPO_ROOT,
+  RULES_PATH,
+  TESTS_DIR,
+  generateAll,
+  generateRuleTests,
+} from '../../scripts/rules/gen-rule-tests.js';
+import { CONTRACT_ALERTS, rulesText } from './rules-file.js';
+import { runTool } from './tools.js';
+
+interface TestFile {
+  tests: Array<{
+    name: string;
+    alert_rule_test?: Array<{
+      alertname: string;
+      exp_alerts: Array<{ exp_labels: Record<string, string> }>;
+    }>;
+  }>;
+}
+
+const committedNames = (await readdir(join(REPO_ROOT, TESTS_DIR)))
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
+
+describe('generated promtool tests', () => {
+  it('are up to date with their scenarios and the rules (npx tsx scripts/rules/gen-rule-tests.ts)', async () => {
+    const generated = await generateAll();
+    expect([...generated.keys()].map((p) => p.slice(TESTS_DIR.length + 1)).sort()).toEqual(
+      committedNames,
+    );
+    for (const [path, text] of generated) {
+      const committed = await readFile(join(REPO_ROOT, path), 'utf8');
+      expect(committed, `${path} is stale: run npx tsx scripts/rules/gen-rule-tests.ts`).toBe(text);
+    }
+  });
+
+  it('see every alert and severity firing, and every alert not firing', async () => {
+    const fired = new Set<string>();
+    const quiet = new Set<string>();
+    for (const name of committedNames) {
+      const file = YAML.parse(await readFile(join(REPO_ROOT, TESTS_DIR, name), 'utf8')) as TestFile;
+      for (const test of file.tests) {
+        for (const check of test.alert_rule_test ?? []) {
+          if (check.exp_alerts.length === 0) quiet.add(check.alertname);
+          for (const alert of check.exp_alerts)
+            fired.add(`${check.alertname}/${alert.exp_labels['severity']}`);
+        }
+      }
+    }
+    const expectedFired = Object.entries(CONTRACT_ALERTS).flatMap(([name, list]) =>
+      list.map((s) => `${name}/${s}`),
+    );
+    expect([...fired].sort()).toEqual(expectedFired.sort());
+    expect([...quiet].sort()).toEqual(
+      Object.keys(CONTRACT_ALERTS)
+        .filter((n) => n !== 'Watchdog')
+        .sort(),
+    );
+  });
+});
+
+// Each file in its own promtool process, concurrently: the two cores share the work.
+describe.concurrent('promtool test rules', () => {
+  for (const name of committedNames) {
+    it(`passes ${TESTS_DIR}/${name}`, async () => {
+      const result = await runTool('promtool', ['test', 'rules', join(TESTS_DIR, name)], {
+        cwd: REPO_ROOT,
+      });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toContain('SUCCESS');
+    });
+  }
+});
+
+describe('a wrong expectation', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'isa-rule-tests-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('fails promtool: a burst of 4 slow pings claimed to page', async () => {
+    const scenario = `
+scenarios:
+  - name: wrong on purpose
+    environments:
+      production: { ping: 10*ok 4*slow_critical }
+    checks:
+      - at: 16m15s
+        alert: IsaApiLatencyHigh
+        firing:
+          - { environment: production, severity: critical, value: 4 }
+`;
+    const path = join(dir, 'wrong.yaml');
+    const text = await generateRuleTests(scenario, rulesText, {
+      ruleFile: join(REPO_ROOT, RULES_PATH),
+      source: path,
+    });
+    await writeFile(path, text);
+    const result = await runTool('promtool', ['test', 'rules', path]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr + result.stdout).toMatch(
+      /alertname: IsaApiLatencyHigh, time: 16m15s[\s\S]*got:\[\]/,
+    );
+  });
+});

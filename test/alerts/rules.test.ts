@@ -1,0 +1,147 @@
+/**
+ * The rules file itself: promtool accepts it with the duplicate-rules lint, every alert of the
+ * contract is there with the right severities and annotations, and the rules only use metrics
+ * the monitor exports, with the bucket bounds and time constants they depend on kept in step.
+ */
+import { describe, expect, it } from 'vitest';
+import { METRICS, PING_BUCKETS } from '../../src/metrics/definitions.js';
+import { parseDuration } from '../../scripts/rules/durations.js';
+import {
+  CONTRACT_ALERTS,
+  RULES_FILE,
+  RUNBOOK_BASE,
+  alertRules,
+  allRules,
+  recordingRules,
+} from './rules-file.js';
+import { runTool } from './tools.js';
+
+/** Names a rule may read besides the monitor's own metrics. */
+const OTHER_SERIES = new Set(['up', 'process_start_time_seconds']);
+
+function exportedSeries(): Set<string> {
+  const names = new Set<string>();
+  for (const def of Object.values(METRICS)) {
+    if (def.type === 'histogram') {
+      for (const suffix of ['_bucket', '_count', '_sum']) names.add(def.name + suffix);
+    } else names.add(def.name);
+  }
+  return names;
+}
+
+describe('alerts/isa-monitor.rules.yaml', () => {
+  it('passes promtool check rules with the duplicate-rules lint as fatal', async () => {
+    const result = await runTool('promtool', [
+      'check',
+      'rules',
+      '--lint=duplicate-rules',
+      '--lint-fatal',
+      RULES_FILE,
+    ]);
+    expect(result.stderr + result.stdout).toContain('SUCCESS');
+    expect(result.code, result.stderr).toBe(0);
+  });
+
+  it('defines every alert of the contract with exactly the expected severities', () => {
+    const severities: Record<string, string[]> = {};
+    for (const rule of alertRules)
+      (severities[rule.alert] ??= []).push(rule.labels?.['severity'] ?? '');
+    for (const list of Object.values(severities)) list.sort();
+    const expected = Object.fromEntries(
+      Object.entries(CONTRACT_ALERTS).map(([name, list]) => [name, [...list].sort()]),
+    );
+    expect(severities).toEqual(expected);
+  });
+
+  it('pages (critical) for environment-scoped alerts only in production, tickets elsewhere', () => {
+    for (const rule of alertRules) {
+      const severity = rule.labels?.['severity'];
+      if (rule.alert.startsWith('IsaMonitor') || rule.alert === 'Watchdog') continue;
+      if (severity === 'critical')
+        expect(rule.expr, rule.alert).toContain('{environment="production"}');
+      else expect(rule.expr, rule.alert).not.toContain('{environment="production"}');
+    }
+  });
+
+  it('gives every alert a static summary, a templated description and a runbook section', () => {
+    for (const rule of alertRules) {
+      const a = rule.annotations ?? {};
+      expect(Object.keys(a).sort(), rule.alert).toEqual(['description', 'runbook_url', 'summary']);
+      expect(a['summary'], rule.alert).toMatch(/^[A-Z][^{}]*\.$/);
+      // Watchdog has no labels and a constant value: nothing to template.
+      if (rule.alert !== 'Watchdog') expect(a['description'], rule.alert).toMatch(/\{\{.+\}\}/);
+      expect(a['runbook_url'], rule.alert).toBe(`${RUNBOOK_BASE}#${rule.alert.toLowerCase()}`);
+    }
+  });
+
+  it('holds pages with keep_firing_for and debounces every alert but Watchdog with for', () => {
+    for (const rule of alertRules) {
+      if (rule.alert === 'Watchdog') continue;
+      expect(rule.for, rule.alert).toBeDefined();
+      if (rule.labels?.['severity'] === 'critical')
+        expect(rule.keep_firing_for, rule.alert).toBeDefined();
+    }
+  });
+
+  it('names recording rules level:metric:operations', () => {
+    for (const rule of recordingRules) {
+      expect(rule.record).toMatch(/^[a-z_]+:isa_[a-z0-9_]+:[a-z0-9_]+$/);
+    }
+  });
+
+  it('reads only metrics the monitor exports, always scoped to job="isa-monitor"', () => {
+    const exported = exportedSeries();
+    for (const rule of allRules) {
+      // Metric names not part of a recording rule name (`environment:isa_x:increase10m`).
+      for (const [, name, matchers] of rule.expr.matchAll(
+        /(?<![\w:])((?:isa|process)_[a-z0-9_]+|up)(?![\w:])(\{[^}]*\})?/g,
+      )) {
+        if (name === undefined) continue;
+        expect(
+          exported.has(name) || OTHER_SERIES.has(name),
+          `${name} in ${rule.record ?? rule.alert}`,
+        ).toBe(true);
+        expect(matchers ?? '', `${name} in ${rule.record ?? rule.alert}`).toContain(
+          'job="isa-monitor"',
+        );
+      }
+    }
+  });
+
+  it('maps each latency threshold to the next bucket bound, for exactly the exported buckets', () => {
+    const mapping = recordingRules.find(
+      (r) => r.record === 'environment_level:isa_latency_threshold_seconds:bucket',
+    );
+    const branches = [
+      ...(mapping?.expr ?? '').matchAll(/\}(?: > ([\d.]+))?(?: <= ([\d.]+))?, "le", "([^"]+)"/g),
+    ];
+    const bounds = [...PING_BUCKETS.map(String), '+Inf'];
+    expect(branches.map((b) => b[3])).toEqual(bounds);
+    branches.forEach(([, lower, upper, le], i) => {
+      // Each branch covers (previous bound, this bound]; the last one everything above.
+      expect(lower, `branch le=${le}`).toBe(i === 0 ? undefined : bounds[i - 1]);
+      expect(upper, `branch le=${le}`).toBe(le === '+Inf' ? undefined : le);
+    });
+  });
+
+  it('keeps every literal marked "# seconds" equal to a range window of the same expression', () => {
+    let marked = 0;
+    for (const rule of allRules) {
+      const windows = [...rule.expr.matchAll(/\[(\w+)\]/g)].map((m) => parseDuration(m[1] ?? ''));
+      for (const [, seconds] of rule.expr.matchAll(/([\d.]+) # seconds/g)) {
+        marked++;
+        expect(windows, `${rule.record ?? rule.alert}: ${seconds} s`).toContain(
+          Number(seconds) * 1000,
+        );
+      }
+    }
+    expect(marked).toBe(5);
+  });
+
+  it('writes no other time as a bare number: stalled is measured in ping intervals', () => {
+    const stalled = alertRules.find((r) => r.alert === 'IsaMonitorStalled');
+    expect(stalled?.expr).toMatch(/> 5 \* isa_ping_interval_seconds/);
+    for (const rule of allRules)
+      expect(rule.expr, rule.record ?? rule.alert).not.toMatch(/\b(?:300|600|900|3600)\b/);
+  });
+});
