@@ -281,6 +281,8 @@ describe('templates, as Prometheus prints them', () => {
       renderTemplate('{{ $labels.environment }}: {{ $value | humanizePercentage }}', data),
     ).toBe('sandbox: 23.08%');
     expect(renderTemplate('{{ printf "%.1f" $value }}', data)).toBe('0.2');
+    expect(renderTemplate('{{ $value | humanize }}', { labels: {}, value: 1234 })).toBe('1.234k');
+    expect(renderTemplate('{{ $value | humanize }}', { labels: {}, value: 0.005 })).toBe('5m');
     expect(() => renderTemplate('{{ $labels.instance }}', data)).toThrow(/lacks/);
     expect(() => renderTemplate('{{ $value | title }}', data)).toThrow(/unsupported/);
   });
