@@ -5,9 +5,9 @@ import { CHECK_NAMES, type CheckName } from '../checks/results.js';
 import {
   formatProblems,
   loadConfig,
-  parseConfigText,
   type EnvironmentConfig,
   type LoadResult,
+  validateConfigDocument,
 } from '../config/index.js';
 import { EnvironmentRuntime } from '../environment.js';
 import { createLogger } from '../logging.js';
@@ -146,11 +146,7 @@ function configFromFlags(values: Flags, checkName: CheckName, io: CliIO): LoadRe
       },
     ],
   };
-  return parseConfigText(JSON.stringify(document), {
-    env: io.env,
-    cwd: io.cwd,
-    source: 'command line',
-  });
+  return validateConfigDocument(document, { env: io.env, cwd: io.cwd });
 }
 
 /** `"STREET1, ZIP"`, `"STREET1, CITY, ST"` or a JSON object with the API's field names. */
