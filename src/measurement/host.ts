@@ -1,8 +1,8 @@
 /**
  * The main thread's side of the measurement engine: starts it in a worker thread (or inline) and
- * delivers its events. Measured on this machine: with probes on a main thread that is busy 20–50 ms
- * every 100 ms, the p99 of (measured − server time) rises from ~5 ms to ~48 ms; in a worker it
- * stays ~6 ms (bench/measurement.ts reproduces this).
+ * delivers its events. Measured on this machine (2 cores, bench/README.md): with probes on a main
+ * thread that is busy 20–50 ms every ~100 ms, the p99 of (measured − server time) rises from ~4 ms
+ * to ~43 ms; in a worker it stays ~5.5 ms (p50 ~1.2 ms). bench/measurement.ts reproduces this.
  */
 import { Worker } from 'node:worker_threads';
 import { startEngine } from './engine.js';
