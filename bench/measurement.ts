@@ -158,7 +158,7 @@ async function startSimulatorProcess(): Promise<SimulatorProcess> {
     throw err;
   });
   // The benchmark promises to talk to loopback only; refuse anything else.
-  if (new URL(url).hostname !== '127.0.0.1') {
+  if (URL.parse(url)?.hostname !== '127.0.0.1') {
     await stopChild(child, exited);
     throw new Error(`simulator URL is not on 127.0.0.1: ${url}`);
   }
