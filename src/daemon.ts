@@ -30,6 +30,11 @@ export interface DaemonOptions {
 export interface Daemon {
   /** Base URL of the metrics/status server. */
   url: string;
+  /**
+   * Resolves with a reason if the measurement engine dies while running (a crashed worker):
+   * a monitor that keeps serving metrics but no longer measures must not look healthy.
+   */
+  failed: Promise<string>;
   /** Graceful stop: readiness off, runs finished or aborted, sessions closed, server closed. */
   stop(): Promise<void>;
 }
@@ -48,6 +53,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const recorder = new Recorder(metrics);
   const status = new StatusHistory({ environments: config.environments.map((e) => e.name) });
   let ready = false;
+  let fail: (reason: string) => void = () => {};
+  const failed = new Promise<string>((resolve) => (fail = resolve));
   const app = createServerApp({
     registry: metrics.registry,
     status,
@@ -87,6 +94,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         break;
       case 'fatal':
         logger.error({ detail: event.message }, 'measurement engine failed');
+        ready = false;
+        fail(event.message);
         break;
       case 'stopped':
         break;
@@ -109,6 +118,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   let stopping: Promise<void> | undefined;
   return {
     url,
+    failed,
     stop() {
       stopping ??= (async () => {
         ready = false;

@@ -45,7 +45,6 @@ export class EnvironmentRuntime {
     this.sessions = {
       opened: (token) => ledger.add(name, token),
       closed: (token) => ledger.remove(name, token),
-      isOpen: (token) => Promise.resolve(ledger.has(name, token)),
     };
     this.reaper = new SessionReaper({
       environment: name,

@@ -108,8 +108,6 @@ export interface SessionTracker {
   opened(token: string): Promise<void>;
   /** Forgets a token after the API confirmed the close (or 410). */
   closed(token: string): Promise<void>;
-  /** Whether the token is still recorded as open. */
-  isOpen(token: string): Promise<boolean>;
 }
 
 /** What a check returns: its part of the Result; the runner adds timing and the common fields. */

@@ -28,6 +28,12 @@ export const lifecycleCheck: Check = {
   run: runLifecycle,
 };
 
+/** The session a run created, and whether the run itself saw the API confirm its close. */
+interface SyntheticSession {
+  token: string;
+  closedByRun: boolean;
+}
+
 /** Ends the run early with a bounded result. */
 class LifecycleFailure extends Error {
   constructor(
@@ -53,11 +59,12 @@ async function runLifecycle(ctx: CheckContext): Promise<CheckOutcome> {
   // read, closed and checked for 410, and the verdict, which came first, is the run's result.
   let verdict: LifecycleResult = 'success';
   try {
-    const { token, status, createdAt } = await createSession(ctx, address, facts);
+    const { session, status, createdAt } = await createSession(ctx, address, facts);
+    const { token } = session;
     const finalStatus = await pollUntilTerminal(ctx, token, status, createdAt, facts);
     verdict = qualifyVerdict(address, finalStatus);
     await getSession(ctx, token, facts);
-    await closeSession(ctx, token, facts);
+    await closeSession(ctx, session, facts);
     await verifyGone(ctx, token, facts);
     facts.result = verdict;
   } catch (err) {
@@ -100,17 +107,19 @@ async function createSession(
   ctx: CheckContext,
   address: AddressConfig,
   facts: LifecycleFacts,
-): Promise<{ token: string; status: QualifyStatus; createdAt: number }> {
+): Promise<{ session: SyntheticSession; status: QualifyStatus; createdAt: number }> {
   const { expect: _expect, ...fields } = address;
   const body = { ...fields, campaign_id: ctx.environment.lifecycle.campaignId };
   await ctx.acquireBudget();
   const createdAt = ctx.now();
   const response = await ctx.client.createSession(body, requestOptions(ctx));
   const token = tokenOf(response);
-  if (token !== null) {
-    // Durable before anything else: a crash from here on leaves the token for the next start-up.
-    await ctx.sessions.opened(token);
-    ctx.cleanup(() => closeInCleanup(ctx, token));
+  const session: SyntheticSession | null = token === null ? null : { token, closedByRun: false };
+  if (session !== null) {
+    // Cleanup first, so that even a failing ledger write cannot leave the session open; then
+    // durable before anything else: a crash from here on leaves the token for the next start-up.
+    ctx.cleanup(() => closeInCleanup(ctx, session));
+    await ctx.sessions.opened(session.token);
   }
   ctx.step('create', response);
   facts.stepDurationsMs.create = response.durationMs;
@@ -127,14 +136,16 @@ async function createSession(
     'session_token_header',
     headerToken !== null && headerToken === metaToken(response) ? 'pass' : 'fail',
   );
-  if (token === null) throw new LifecycleFailure('create_failed', 'no session token in response');
+  if (session === null) {
+    throw new LifecycleFailure('create_failed', 'no session token in response');
+  }
   const status = qualifyStatusOf(response);
   if (status === null) {
     throw new LifecycleFailure('create_failed', 'no valid qualify_status in creation response');
   }
   facts.pollStatuses.push(status);
   if (validation.data) facts.serviceDataSet = validation.data.meta.service_data_set;
-  return { token, status, createdAt };
+  return { session, status, createdAt };
 }
 
 async function pollUntilTerminal(
@@ -204,11 +215,11 @@ async function getSession(ctx: CheckContext, token: string, facts: LifecycleFact
 
 async function closeSession(
   ctx: CheckContext,
-  token: string,
+  session: SyntheticSession,
   facts: LifecycleFacts,
 ): Promise<void> {
   await ctx.acquireBudget();
-  const response = await ctx.client.closeSession(token, requestOptions(ctx));
+  const response = await ctx.client.closeSession(session.token, requestOptions(ctx));
   ctx.step('close', response);
   facts.stepDurationsMs.close = response.durationMs;
   if (response.statusCode !== 200) {
@@ -219,7 +230,8 @@ async function closeSession(
     validation.data?.meta.session_status === 'closed' || sessionStatusOf(response) === 'closed';
   if (!closed)
     throw new LifecycleFailure('close_failed', 'close did not report session_status closed');
-  await ctx.sessions.closed(token);
+  session.closedByRun = true;
+  await ctx.sessions.closed(session.token);
 }
 
 async function verifyGone(ctx: CheckContext, token: string, facts: LifecycleFacts): Promise<void> {
@@ -245,8 +257,9 @@ async function verifyGone(ctx: CheckContext, token: string, facts: LifecycleFact
  * throws, and never changes the run's result: the first failure is the one that matters. A token
  * that cannot be closed stays in the ledger, where the session reaper retries it with backoff.
  */
-async function closeInCleanup(ctx: CheckContext, token: string): Promise<void> {
-  if (!(await ctx.sessions.isOpen(token))) return;
+async function closeInCleanup(ctx: CheckContext, session: SyntheticSession): Promise<void> {
+  const { token } = session;
+  if (session.closedByRun) return;
   try {
     await ctx.acquireBudget();
     const response = await ctx.client.closeSession(token, {

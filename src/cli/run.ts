@@ -67,11 +67,19 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     await demo?.simulator.close();
     return 1;
   }
-  const signal = await io.waitForStop();
-  logger.info({ signal }, 'stop requested');
+  const stop = await Promise.race([
+    io.waitForStop().then((signal) => ({ signal, failure: null })),
+    daemon.failed.then((failure) => ({ signal: null, failure })),
+  ]);
+  if (stop.failure !== null) {
+    // Exit non-zero so a supervisor restarts the monitor instead of leaving it blind.
+    logger.error({ detail: stop.failure }, 'stopping: the measurement engine died');
+  } else {
+    logger.info({ signal: stop.signal }, 'stop requested');
+  }
   await daemon.stop();
   await demo?.simulator.close();
-  return EXIT.ok;
+  return stop.failure === null ? EXIT.ok : 1;
 }
 
 function parseListen(value: string): { host: string; port: number } {

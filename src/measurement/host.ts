@@ -60,10 +60,17 @@ function startWorker(
       if (!ready) reject(err);
       else onEvent({ type: 'fatal', message: err.message });
     });
-    worker.on('exit', () => stopped?.());
+    let stopping = false;
+    worker.on('exit', (code) => {
+      if (!stopping && ready)
+        onEvent({ type: 'fatal', message: `measurement worker exited (code ${code})` });
+      if (!ready) reject(new Error(`measurement worker exited during start-up (code ${code})`));
+      stopped?.();
+    });
 
     const host: MeasurementHost = {
       async stop(graceMs) {
+        stopping = true;
         const command: MeasurementCommand = { type: 'stop', graceMs };
         worker.postMessage(command);
         await whenStopped;

@@ -1,8 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
 import { lifecycleCheck } from '../../src/checks/lifecycle.js';
+import { BackoffGate } from '../../src/limits/backoff-gate.js';
+import { RequestBudget } from '../../src/limits/request-budget.js';
+import { runCheck } from '../../src/runner.js';
 import type { AddressConfig } from '../../src/config/index.js';
 import type { FaultRule } from '../../src/simulator/index.js';
 import {
+  captureLogger,
   startTestSimulator,
   testEnvironment,
   testRuntime,
@@ -238,5 +243,31 @@ describe('lifecycle check', () => {
       'no_service',
       'available',
     ]);
+  });
+});
+
+describe('lifecycle check when the session ledger cannot be written', () => {
+  it('still closes the session it created, and fails the run', async () => {
+    const env = testEnvironment(sim.url, { lifecycle: { addresses: [address('2 Pending Ave')] } });
+    const client = new ApiClient({ baseUrl: env.baseUrl, apiKey: env.apiKey, userAgent: 'test' });
+    const { log, lines } = captureLogger();
+    const result = await runCheck({
+      check: lifecycleCheck,
+      environment: env,
+      client,
+      budget: new RequestBudget(50),
+      gate: new BackoffGate(),
+      sessions: {
+        opened: () => Promise.reject(new Error('disk full')),
+        closed: () => Promise.resolve(),
+      },
+      log,
+      runNumber: 0,
+      timeoutMs: 5_000,
+    });
+    await client.close();
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'error' });
+    expect(lines.some((l) => l.msg === 'lifecycle run aborted')).toBe(true);
+    expect(sim.simulator.state.openSessions()).toEqual([]);
   });
 });
