@@ -13,7 +13,7 @@ import { parse, stringify } from 'yaml';
 import { scaleRules } from '../../scripts/rules/scale-rules.js';
 import { allDashboardQueries, interpolate } from '../../dashboards/src/queries.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { startDaemonProcess, type DaemonProcess } from '../support/cli.js';
+import { eventually, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 import {
   freePort,
   requireTool,
@@ -61,21 +61,6 @@ async function query(
   };
   if (body.status !== 'success') throw new Error(`query failed: ${expr}: ${body.error}`);
   return body.data.result;
-}
-
-async function until<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 function pages(alertname: string, status: 'firing' | 'resolved', since = 0): Notification[] {
@@ -205,7 +190,7 @@ beforeAll(async () => {
   );
   await waitForHttp(`http://127.0.0.1:${amPort}/-/ready`, 30_000);
   await waitForHttp(`${prometheusUrl}/-/ready`, 30_000);
-  await until(
+  await eventually(
     async () => ((await query('up{job="isa-monitor"}'))[0]?.value[1] === '1' ? true : undefined),
     30_000,
     'Prometheus to scrape isa-monitor',
@@ -275,7 +260,7 @@ function promDurationMs(text: string): number {
 describe('the page, end to end with real Prometheus and Alertmanager', () => {
   it('pages on sustained critical latency in production, not on a burst, and resolves after recovery', async () => {
     // Enough pings in the window for the minimum-samples guard.
-    await until(
+    await eventually(
       async () => {
         const [row] = await query(
           'sum(increase(isa_ping_attempts_total{environment="production"}[20s]))',
@@ -294,7 +279,7 @@ describe('the page, end to end with real Prometheus and Alertmanager', () => {
       count: 4,
       fault: { kind: 'latency', ms: SLOW_PING_MS },
     });
-    await until(
+    await eventually(
       () => (sim.faults.rules().length === 0 ? true : undefined),
       30_000,
       'the burst to pass',
@@ -312,7 +297,7 @@ describe('the page, end to end with real Prometheus and Alertmanager', () => {
       endpoint: 'ping',
       fault: { kind: 'latency', ms: SLOW_PING_MS },
     });
-    const page = await until(
+    const page = await eventually(
       () => firstPage('IsaApiLatencyHigh', 'production', 'critical', 'firing', onset),
       10 * REAL_MINUTE_MS + SLACK_MS,
       'IsaApiLatencyHigh critical',
@@ -328,7 +313,7 @@ describe('the page, end to end with real Prometheus and Alertmanager', () => {
     // Recovery resolves the page once the window and keep_firing_for have passed.
     const recovery = performance.now();
     sim.faults.clear();
-    const resolved = await until(
+    const resolved = await eventually(
       () => firstPage('IsaApiLatencyHigh', 'production', 'critical', 'resolved', recovery),
       25 * REAL_MINUTE_MS + SLACK_MS,
       'IsaApiLatencyHigh to resolve',
@@ -343,7 +328,7 @@ describe('the page, end to end with real Prometheus and Alertmanager', () => {
       endpoint: '*',
       fault: { kind: 'status', status: 401 },
     });
-    const page = await until(
+    const page = await eventually(
       () => firstPage('IsaCredentialsRejected', 'production', 'critical', 'firing', start),
       10 * REAL_MINUTE_MS + SLACK_MS,
       'IsaCredentialsRejected',
