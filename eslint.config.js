@@ -27,7 +27,9 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['**/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly' },
+    },
   },
 );

@@ -25,6 +25,8 @@ export interface DaemonOptions {
   build: BuildInfo;
   /** `worker` (default) keeps measurements off this thread; `inline` is for tests. */
   measurement?: MeasurementMode;
+  /** Replaces the worker's entry module (tests of a failing worker). */
+  workerEntry?: URL;
 }
 
 export interface Daemon {
@@ -108,6 +110,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       { config, userAgent: `isa-monitor/${opts.build.version}` },
       onEvent,
       opts.measurement ?? 'worker',
+      opts.workerEntry,
     );
   } catch (err) {
     await closeServer(server);

@@ -20,6 +20,8 @@ export async function startMeasurement(
   init: MeasurementInit,
   onEvent: (event: MeasurementEvent) => void,
   mode: MeasurementMode = 'worker',
+  /** The worker's entry module; tests pass their own to exercise failures. */
+  entry?: URL,
 ): Promise<MeasurementHost> {
   if (mode === 'inline') {
     const engine = await startEngine(init, onEvent);
@@ -30,14 +32,15 @@ export async function startMeasurement(
       },
     };
   }
-  return startWorker(init, onEvent);
+  return startWorker(init, onEvent, entry ?? workerEntry());
 }
 
 function startWorker(
   init: MeasurementInit,
   onEvent: (event: MeasurementEvent) => void,
+  entry: URL,
 ): Promise<MeasurementHost> {
-  const worker = new Worker(workerEntry(), { workerData: init });
+  const worker = new Worker(entry, { workerData: init });
   let stopped: (() => void) | undefined;
   const whenStopped = new Promise<void>((resolve) => {
     stopped = resolve;

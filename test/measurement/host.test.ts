@@ -1,0 +1,57 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { startDaemon } from '../../src/daemon.js';
+import { startMeasurement } from '../../src/measurement/host.js';
+import type { MeasurementEvent } from '../../src/measurement/messages.js';
+import type { MonitorConfig } from '../../src/config/index.js';
+import { testEnvironment } from '../support/harness.js';
+
+const DYING_WORKER = new URL('./fixtures/dying-worker.mjs', import.meta.url);
+
+async function config(): Promise<MonitorConfig> {
+  return {
+    listen: { host: '127.0.0.1', port: 0 },
+    stateFile: join(await mkdtemp(join(tmpdir(), 'isa-host-')), 'sessions.json'),
+    logLevel: 'info',
+    shutdownTimeoutMs: 1_000,
+    environments: [testEnvironment('http://127.0.0.1:9')],
+  };
+}
+
+describe('measurement host', () => {
+  it('reports a worker that exits on its own as fatal', async () => {
+    const events: MeasurementEvent[] = [];
+    const host = await startMeasurement(
+      { config: await config(), userAgent: 'test' },
+      (e) => events.push(e),
+      'worker',
+      DYING_WORKER,
+    );
+    await expect
+      .poll(() => events.find((e) => e.type === 'fatal'), { timeout: 5_000 })
+      .toEqual({
+        type: 'fatal',
+        message: 'measurement worker exited (code 3)',
+      });
+    await host.stop(100);
+  });
+
+  it('makes the daemon unready and resolves its failure when the worker dies', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(l) });
+    const daemon = await startDaemon({
+      config: await config(),
+      logger,
+      build: { version: 'test', revision: 'test', nodejs: process.versions.node },
+      workerEntry: DYING_WORKER,
+    });
+    expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
+    expect(await daemon.failed).toBe('measurement worker exited (code 3)');
+    expect((await fetch(`${daemon.url}/readyz`)).status).toBe(503);
+    expect(lines.some((l) => l.includes('measurement engine failed'))).toBe(true);
+    await daemon.stop();
+  });
+});
