@@ -15,6 +15,7 @@ import type {
   SessionTracker,
   StepRecord,
 } from './checks/check.js';
+import { withFields } from './checks/logger.js';
 import type { EnvironmentConfig } from './config/index.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
@@ -146,13 +147,4 @@ function stepRecord(name: string, response: ApiResponse): StepRecord {
 
 function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
-}
-
-function withFields(log: CheckLogger, fields: object): CheckLogger {
-  return {
-    debug: (obj, msg) => log.debug({ ...fields, ...obj }, msg),
-    info: (obj, msg) => log.info({ ...fields, ...obj }, msg),
-    warn: (obj, msg) => log.warn({ ...fields, ...obj }, msg),
-    error: (obj, msg) => log.error({ ...fields, ...obj }, msg),
-  };
 }

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import type { CheckLogger, CheckResult } from '../checks/check.js';
 import { CHECKS } from '../checks/index.js';
+import { withFields } from '../checks/logger.js';
 import { CHECK_NAMES, type CheckName } from '../checks/results.js';
 import {
   formatProblems,
@@ -69,12 +70,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     destination: pino.destination(2),
     pretty: false,
   });
-  const log: CheckLogger = {
-    debug: (o, m) => logger.debug({ environment: environment.name, ...o }, m),
-    info: (o, m) => logger.info({ environment: environment.name, ...o }, m),
-    warn: (o, m) => logger.warn({ environment: environment.name, ...o }, m),
-    error: (o, m) => logger.error({ environment: environment.name, ...o }, m),
-  };
+  const log = withFields(logger, { environment: environment.name });
   const result = await runOnce(environment, checkName, config.stateFile, log, io);
   logger.flush();
   io.out(

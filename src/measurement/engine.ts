@@ -6,6 +6,7 @@
  */
 import type { CheckLogger } from '../checks/check.js';
 import { CHECKS } from '../checks/index.js';
+import { withFields } from '../checks/logger.js';
 import { EnvironmentRuntime } from '../environment.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { SessionLedger } from '../sessions/ledger.js';
@@ -34,7 +35,7 @@ export async function startEngine(
       new EnvironmentRuntime(config, {
         ledger,
         userAgent: init.userAgent,
-        log: withEnvironment(log, config.name),
+        log: withFields(log, { environment: config.name }),
       }),
   );
   for (const env of environments)
@@ -85,13 +86,4 @@ function eventLogger(emit: (event: MeasurementEvent) => void): CheckLogger {
     (fields: object, msg: string): void =>
       emit({ type: 'log', level, fields: plainFields(fields), msg });
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
-
-function withEnvironment(log: CheckLogger, environment: string): CheckLogger {
-  return {
-    debug: (obj, msg) => log.debug({ environment, ...obj }, msg),
-    info: (obj, msg) => log.info({ environment, ...obj }, msg),
-    warn: (obj, msg) => log.warn({ environment, ...obj }, msg),
-    error: (obj, msg) => log.error({ environment, ...obj }, msg),
-  };
 }
