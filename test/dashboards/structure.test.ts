@@ -11,23 +11,13 @@ import { METRICS } from '../../src/metrics/definitions.js';
 import { OVERVIEW_UID } from '../../dashboards/src/overview.js';
 import { dashboardQueries, metricNamesIn, panelsOf, rowsOf } from '../../dashboards/src/queries.js';
 import { committedDashboards } from './committed.js';
+import { parseDuration } from '../../scripts/rules/durations.js';
 
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 
-/** Seconds in a PromQL duration such as `5m`, `1h30m`, `30d`. */
+/** Seconds in a PromQL duration such as `5m`, `1h30m`, `30d`; throws on anything else. */
 function durationSeconds(text: string): number {
-  const units: Record<string, number> = {
-    ms: 0.001,
-    s: 1,
-    m: 60,
-    h: 3600,
-    d: 86400,
-    w: 604800,
-    y: 31536000,
-  };
-  const parts = [...text.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)];
-  if (parts.map((part) => part[0]).join('') !== text) throw new Error(`not a duration: ${text}`);
-  return parts.reduce((sum, part) => sum + Number(part[1]) * (units[part[2] ?? ''] ?? NaN), 0);
+  return parseDuration(text) / 1000;
 }
 
 /** Every value in a JSON tree, with its path, for "nothing anywhere may…" checks. */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { parseDuration } from '../../scripts/rules/durations.js';
 import { scaleRules } from '../../scripts/rules/scale-rules.js';
 import { allDashboardQueries, interpolate } from '../../dashboards/src/queries.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
@@ -211,7 +212,7 @@ afterAll(async () => {
 function retargetAlertmanager(config: Record<string, unknown>): Record<string, unknown> {
   const scaleTimers = (route: Record<string, unknown>): void => {
     for (const key of ['group_wait', 'group_interval', 'repeat_interval']) {
-      if (typeof route[key] === 'string') route[key] = `${scaled(promDurationMs(route[key]))}ms`;
+      if (typeof route[key] === 'string') route[key] = `${scaled(parseDuration(route[key]))}ms`;
     }
     for (const child of (route['routes'] as Array<Record<string, unknown>> | undefined) ?? [])
       scaleTimers(child);
@@ -234,7 +235,7 @@ function retargetPrometheus(
 ): Record<string, unknown> {
   const global = (config['global'] ?? {}) as Record<string, unknown>;
   for (const key of ['scrape_interval', 'evaluation_interval', 'scrape_timeout']) {
-    if (typeof global[key] === 'string') global[key] = `${scaled(promDurationMs(global[key]))}ms`;
+    if (typeof global[key] === 'string') global[key] = `${scaled(parseDuration(global[key]))}ms`;
   }
   config['global'] = global;
   const jobs = config['scrape_configs'] as Array<Record<string, unknown>>;
@@ -247,14 +248,6 @@ function retargetPrometheus(
   config['rule_files'] = [rulesPath];
   config['alerting'] = { alertmanagers: [{ static_configs: [{ targets: [amHost] }] }] };
   return config;
-}
-
-function promDurationMs(text: string): number {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-  let total = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)(ms|s|m|h|d)/g))
-    total += Number(n) * (units[unit ?? 's'] ?? 0);
-  return total;
 }
 
 describe('the page, end to end with real Prometheus and Alertmanager', () => {
