@@ -43,19 +43,6 @@ export function validateResponse<S extends z.ZodType>(
   };
 }
 
-/** True when any violation lies at or below one of the given paths (a field a check needs). */
-export function violatesAny(violations: SchemaViolation[], paths: string[]): boolean {
-  return violations.some((v) =>
-    paths.some(
-      (p) =>
-        v.path === p ||
-        v.path.startsWith(`${p}.`) ||
-        p.startsWith(`${v.path}.`) ||
-        v.path === '(root)',
-    ),
-  );
-}
-
 export function formatPath(path: readonly PropertyKey[]): string {
   return path.length === 0 ? '(root)' : path.map(String).join('.');
 }
