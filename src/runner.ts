@@ -81,7 +81,6 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
       steps.push(record);
       return record;
     },
-    addStep: (record) => steps.push(record),
     contract: (check, result, detail) =>
       contractChecks.push(detail === undefined ? { check, result } : { check, result, detail }),
     cleanup: (fn) => cleanups.push(fn),

@@ -90,8 +90,6 @@ export interface CheckContext {
   sleep(ms: number): Promise<void>;
   /** Records a response: step record, http response counter, contract facts. */
   step(name: string, response: ApiResponse): StepRecord;
-  /** Records a step that is not a single request (the polling loop). */
-  addStep(record: StepRecord): void;
   contract(check: ContractCheck, result: ContractResult, detail?: string): void;
   /** Registers work that always runs after the check, even after failures, timeouts and aborts. */
   cleanup(fn: () => Promise<void>): void;
@@ -122,7 +120,5 @@ export interface CheckOutcome {
 
 export interface Check {
   name: CheckName;
-  /** Step names in the order the check performs them (documentation and `--help`). */
-  steps: readonly string[];
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }

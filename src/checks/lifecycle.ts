@@ -24,7 +24,6 @@ import type { LifecycleResult, QualifyOutcome } from './results.js';
 
 export const lifecycleCheck: Check = {
   name: 'lifecycle',
-  steps: ['create', 'poll', 'get', 'close', 'verify_gone'],
   run: runLifecycle,
 };
 

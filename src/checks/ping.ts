@@ -12,7 +12,6 @@ import type { LatencyClass, PingResult } from './results.js';
 
 export const pingCheck: Check = {
   name: 'ping',
-  steps: ['ping'],
   async run(ctx: CheckContext): Promise<CheckOutcome> {
     await ctx.acquireBudget();
     const response = await ctx.client.ping({

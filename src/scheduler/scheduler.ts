@@ -56,7 +56,7 @@ export class Scheduler {
     }
   }
 
-  /** Starts a run now if the same check is not already running (also used by the first tick). */
+  /** A task's tick: starts a run unless it must be skipped (overlap, Retry-After, budget). */
   fire(env: EnvironmentRuntime, check: Check): void {
     if (this.stopping) return;
     const key = `${env.name}/${check.name}`;

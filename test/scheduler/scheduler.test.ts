@@ -22,7 +22,6 @@ afterAll(() => sim.close());
 function slowPing(ms: number): Check {
   return {
     name: 'ping',
-    steps: ['ping'],
     async run(ctx) {
       await ctx.sleep(ms);
       return pingCheck.run(ctx);
@@ -32,7 +31,6 @@ function slowPing(ms: number): Check {
 
 const noLifecycle: Check = {
   name: 'lifecycle',
-  steps: [],
   run: () => Promise.reject(new Error('not scheduled in these tests')),
 };
 
