@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { EnvironmentConfig, MonitorConfig } from '../config/index.js';
+import { formatProblems, validateConfigDocument, type MonitorConfig } from '../config/index.js';
 import { DEMO_TIMELINE, startSimulator, type RunningSimulator } from '../simulator/index.js';
 
 export interface Demo {
@@ -31,38 +31,45 @@ export async function startDemo(
     port: 0,
     host: '127.0.0.1',
   });
-  const environments = DEMO_ENVIRONMENTS.map((name, i): EnvironmentConfig => ({
-    name,
-    baseUrl: `${simulator.url}/env/${name}`,
-    apiKey: keys[i] ?? '',
-    apiKeySource: { kind: 'env', name: 'demo' },
-    thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
-    requestBudgetPerSecond: 5,
-    ping: { enabled: true, intervalMs: 15_000, timeoutMs: 5_000 },
-    lifecycle: {
-      enabled: true,
-      intervalMs: 30_000,
-      timeoutMs: 28_000,
-      pollIntervalMs: 2_000,
-      pollTimeoutMs: 20_000,
-      campaignId: 'isa-monitor-demo',
-      addresses: [
-        { street1: '2 Pending Ave', zip: '80202', expect: 'available' },
-        { street1: '1 Instant Way', zip: '80202', expect: 'available' },
-        { street1: '3 No Service Rd', city: 'Denver', state: 'CO', expect: 'no_service' },
-        { street1: '5 Retry Ln', zip: '80202', expect: 'available' },
-      ],
-    },
-  }));
-  return {
-    simulator,
-    apiKeys: keys,
-    config: {
+  // The demo's config goes through the same validation and defaults as a user's file; its keys
+  // are handed over as variables of a private environment, never the process's.
+  const keyEnv = Object.fromEntries(
+    DEMO_ENVIRONMENTS.map((name, i) => [demoKeyVar(name), keys[i]]),
+  );
+  const loaded = validateConfigDocument(
+    {
       listen,
-      stateFile: join(tmpdir(), `isa-monitor-demo-${process.pid}`, 'sessions.json'),
-      logLevel: 'info',
-      shutdownTimeoutMs: 10_000,
-      environments,
+      state_file: join(tmpdir(), `isa-monitor-demo-${process.pid}`, 'sessions.json'),
+      environments: DEMO_ENVIRONMENTS.map((name) => ({
+        name,
+        base_url: `${simulator.url}/env/${name}`,
+        api_key_env: demoKeyVar(name),
+        request_budget_per_second: 5,
+        ping: { interval: '15s', timeout: '5s' },
+        lifecycle: {
+          interval: '30s',
+          timeout: '28s',
+          poll_interval: '2s',
+          poll_timeout: '20s',
+          campaign_id: 'isa-monitor-demo',
+          addresses: [
+            { street1: '2 Pending Ave', zip: '80202', expect: 'available' },
+            { street1: '1 Instant Way', zip: '80202', expect: 'available' },
+            { street1: '3 No Service Rd', city: 'Denver', state: 'CO', expect: 'no_service' },
+            { street1: '5 Retry Ln', zip: '80202', expect: 'available' },
+          ],
+        },
+      })),
     },
-  };
+    { env: keyEnv },
+  );
+  if (!loaded.ok) {
+    await simulator.close();
+    throw new Error(`the demo configuration is invalid:\n${formatProblems(loaded.problems)}`);
+  }
+  return { simulator, apiKeys: keys, config: loaded.config };
+}
+
+function demoKeyVar(environment: string): string {
+  return `DEMO_${environment.toUpperCase()}_API_KEY`;
 }
