@@ -46,56 +46,35 @@ export const intervalDuration = () =>
     return cronForInterval(ms) === null ? `${describeValue(text)} ${CRON_HINT}` : undefined;
   });
 
-export function shorterThan(
+/** A rule between two duration keys of one mapping, reported on `key` when `holds` is false. */
+type DurationOrder = (
   v: Loose,
   issues: Issues,
   key: string,
   other: string,
   section: string,
-): void {
-  const ms = v[key];
-  const limit = v[other];
-  if (!isMs(ms) || !isMs(limit) || ms < limit) return;
-  issues.addIssue({
-    code: 'custom',
-    path: [key],
-    message: `must be shorter than ${section}.${other} (${formatDuration(limit)}), got ${formatDuration(ms)}`,
-  });
+) => void;
+
+function durationOrder(
+  holds: (ms: number, other: number) => boolean,
+  phrase: string,
+): DurationOrder {
+  return (v, issues, key, other, section) => {
+    const ms = v[key];
+    const bound = v[other];
+    // Only when both parsed: a key that failed has its own problem already.
+    if (!isMs(ms) || !isMs(bound) || holds(ms, bound)) return;
+    issues.addIssue({
+      code: 'custom',
+      path: [key],
+      message: `${phrase} ${section}.${other} (${formatDuration(bound)}), got ${formatDuration(ms)}`,
+    });
+  };
 }
 
-export function notLongerThan(
-  v: Loose,
-  issues: Issues,
-  key: string,
-  other: string,
-  section: string,
-): void {
-  const ms = v[key];
-  const limit = v[other];
-  if (!isMs(ms) || !isMs(limit) || ms <= limit) return;
-  issues.addIssue({
-    code: 'custom',
-    path: [key],
-    message: `must not be longer than ${section}.${other} (${formatDuration(limit)}), got ${formatDuration(ms)}`,
-  });
-}
-
-export function greaterThan(
-  v: Loose,
-  issues: Issues,
-  key: string,
-  other: string,
-  section: string,
-): void {
-  const ms = v[key];
-  const floor = v[other];
-  if (!isMs(ms) || !isMs(floor) || ms > floor) return;
-  issues.addIssue({
-    code: 'custom',
-    path: [key],
-    message: `must be greater than ${section}.${other} (${formatDuration(floor)}), got ${formatDuration(ms)}`,
-  });
-}
+export const shorterThan = durationOrder((ms, limit) => ms < limit, 'must be shorter than');
+export const notLongerThan = durationOrder((ms, limit) => ms <= limit, 'must not be longer than');
+export const greaterThan = durationOrder((ms, floor) => ms > floor, 'must be greater than');
 
 /** A parsed duration: a failed one is still the original string (or another non-number). */
 export function isMs(value: unknown): value is number {
