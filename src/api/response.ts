@@ -98,6 +98,28 @@ export function extractRequestId(
   return id.length > 0 ? id : null;
 }
 
+const messageSchema = errorEnvelopeSchema.pick({ message: true });
+
+/** Longest API error message kept in a step record. */
+export const MAX_ERROR_MESSAGE_LENGTH = 200;
+
+/**
+ * The `message` of the common error envelope (status >= 400): what the API said went wrong, for
+ * the step trace and the status page. Bounded, single-line, free of control characters; it comes
+ * from outside and is shown as text only.
+ */
+export function extractErrorMessage(
+  statusCode: number,
+  body: unknown,
+  redact: (text: string) => string,
+): string | null {
+  if (statusCode < 400) return null;
+  const parsed = messageSchema.safeParse(body);
+  if (!parsed.success) return null;
+  const message = sanitizeText(parsed.data.message, redact, MAX_ERROR_MESSAGE_LENGTH);
+  return message.length > 0 ? message : null;
+}
+
 /**
  * `Retry-After` in milliseconds from now: either delay-seconds (`60`) or an HTTP-date, which is
  * compared with `nowMs` (wall clock, Unix ms) and never negative. Null when absent or unparsable.
