@@ -83,7 +83,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const address = server.address() as AddressInfo;
   const url = `http://${formatHost(address.address)}:${address.port}`;
   logger.info(
-    { url, page: `${url}/` },
+    // `url` last: tests and scripts read it from the line right before the message.
+    { page: `${url}/`, url },
     'serving /metrics, /healthz, /readyz, /api/status, /api/history and the status page at /',
   );
 

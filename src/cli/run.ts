@@ -75,11 +75,13 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   if (demo && held && stdout) {
     createLogger({ level: 'warn', secrets: demo.apiKeys, destination: stdout }).warn(
       {
+        page: `${daemon.url}/`,
         status: `${daemon.url}/api/status`,
         metrics: `${daemon.url}/metrics`,
         simulator: demo.simulator.url,
       },
-      'DEMO MODE: watching an embedded ISA API simulator with a scripted fault timeline, not a real API. ' +
+      `DEMO MODE: open the status page at ${daemon.url}/ to watch an embedded ISA API simulator ` +
+        'play a scripted fault timeline (not a real API). ' +
         'Pass --config FILE (or set ISA_MONITOR_CONFIG) to monitor real environments.',
     );
     held.release();
