@@ -13,6 +13,11 @@ export interface Thresholds {
   critical: number;
 }
 
+/** An axis tick: `250 ms`, `1.25 s`. */
+function tick(v: number): string {
+  return v >= 1000 ? `${+(v / 1000).toFixed(3)} s` : `${v} ms`;
+}
+
 /** CSS custom properties of the current colour scheme. */
 function css(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -76,7 +81,7 @@ export class LatencyChart {
             ],
           },
         },
-        axes: [axis, { ...axis, size: 60, values: (_u, ticks) => ticks.map((v) => `${v} ms`) }],
+        axes: [axis, { ...axis, size: 64, values: (_u, ticks) => ticks.map(tick) }],
         series: [
           {},
           {

@@ -78,7 +78,7 @@ export function renderEnvironment(name: string): EnvironmentView {
         panels.push((_d, env, now) => replaceKeepingFocus(c.body, lastRun(env, check, now)));
       }
       if (view.latencyChart) {
-        const c = card(id(`${check.name}-chart`), `${check.name} latency`, 'chart-card');
+        const c = card(id(`${check.name}-chart`), `${check.name} latency`, 'wide');
         const box = el('div', { class: 'chart', role: 'img' });
         const caption = el('p', { class: 'caption' });
         c.body.append(box, legend(), caption);
@@ -118,7 +118,7 @@ export function renderEnvironment(name: string): EnvironmentView {
     }
     const sessions = card(id('sessions'), 'Sessions and data');
     const failures = card(id('failures'), 'Latest failures', 'wide');
-    const checks = card(id('checks'), 'Checks', 'wide');
+    const checks = card(id('checks'), 'Checks', 'full');
     grid.append(sessions.root, failures.root, checks.root);
     panels.push((_d, env) => replaceKeepingFocus(sessions.body, sessionsPanel(env)));
     panels.push((d, env, now) => replaceKeepingFocus(failures.body, failuresPanel(d, env, now)));
@@ -312,7 +312,8 @@ function trace(run: Run, keys: string[]): Node {
       el(
         'td',
         {
-          class: s.status_code !== null && s.status_code >= 400 ? 'bad' : undefined,
+          // Only server errors are marked: a 4xx may be what the step expects (410 after a close).
+          class: s.status_code !== null && s.status_code >= 500 ? 'bad' : undefined,
           'data-label': 'status',
         },
         text(s.status_code),
@@ -363,7 +364,7 @@ function distribution(
   const samples = history?.samples ?? [];
   const counts = new Map<string, number>();
   for (const s of samples) {
-    const value = s.summary[dist.key] ?? 'none';
+    const value = s.summary[dist.key] ?? 'no outcome';
     counts.set(value, (counts.get(value) ?? 0) + 1);
   }
   const total = samples.length;
