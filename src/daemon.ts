@@ -107,6 +107,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         recorder.setSessionsOpen(event.environment, event.count);
         history.setSessionsOpen(event.environment, event.count);
         break;
+      case 'lag':
+        recorder.recordMeasurementLag(event.samplesMs);
+        break;
       case 'log':
         logger[event.level](event.fields, event.msg);
         break;
