@@ -290,7 +290,7 @@ function timeline(
 }
 
 /** One run's step trace: method, path, status, duration, request_id, error. */
-function trace(run: Run, keys: string[]): Node {
+function trace(run: Run, keys: readonly string[]): Node {
   const t = run.started_at ? Date.parse(run.started_at) : NaN;
   const facts = keys
     .map((k) => [k, run[k]] as const)
