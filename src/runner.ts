@@ -145,7 +145,7 @@ function stepRecord(name: string, response: ApiResponse): StepRecord {
     name,
     method: response.method,
     // Session tokens (also as analytics ids) stay out of traces, status pages and logs.
-    path: response.path.replace(/^(\/analytics)?\/sessions\/[^/?]+/, '$1/sessions/{token}'),
+    path: response.path.replace(/\/sessions\/[^/?]+/, '/sessions/{token}'),
     statusCode: response.statusCode,
     durationMs: round(response.durationMs),
     requestId: response.requestId,

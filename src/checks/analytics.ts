@@ -304,10 +304,7 @@ async function runAnalytics(ctx: Ctx): Promise<CheckOutcome<AnalyticsFacts>> {
 const STOPPING: readonly AnalyticsResult[] = ['unauthorized', 'rate_limited', 'error'];
 
 /** Runs one part of a run; a failure becomes its bounded result. */
-async function bounded(
-  ctx: Ctx,
-  part: () => Promise<AnalyticsResult>,
-): Promise<AnalyticsResult> {
+async function bounded(ctx: Ctx, part: () => Promise<AnalyticsResult>): Promise<AnalyticsResult> {
   try {
     return await part();
   } catch (err) {
@@ -413,7 +410,11 @@ async function lookUpAwaited(
         ctx.contract('analytics_campaign_id', 'pass');
       } else {
         // The value itself stays out: it comes from the API.
-        ctx.contract('analytics_campaign_id', 'fail', 'campaign_id differs from the configured one');
+        ctx.contract(
+          'analytics_campaign_id',
+          'fail',
+          'campaign_id differs from the configured one',
+        );
         result = 'campaign_mismatch';
       }
     }

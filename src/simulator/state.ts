@@ -242,8 +242,10 @@ export class SimulatorState {
   /** Whether a record has reached analytics: seeded ones have; live ones after the ingest delay. */
   analyticsIngested(environment: string, record: AnalyticsRecord): boolean {
     if (record.session === null) return true;
-    const ingestedUpTo = this.ingestionStalledSince.get(environment) ?? this.options.now();
-    return record.createdAt + (this.options.analyticsIngestDelayMs ?? 0) <= ingestedUpTo;
+    const due = record.createdAt + (this.options.analyticsIngestDelayMs ?? 0);
+    const stalledSince = this.ingestionStalledSince.get(environment);
+    // Ingested before the stall began, or (not stalled) by now.
+    return due <= (stalledSince ?? this.options.now());
   }
 
   /** Last change of an analytics record (live sessions change when resolved or closed). */
