@@ -89,7 +89,7 @@ interface Awaited {
 
 /** What the check keeps between runs, per environment (memory only). */
 interface AnalyticsMemory {
-  /** `updated_since` of the next sync: the start of the last successful one. */
+  /** `updated_since` of the next sync: the start of the last successful one (API time). */
   lastSyncAt: string | null;
   /** The last journal entry taken. */
   journalSeq: number;
@@ -340,8 +340,9 @@ async function sync(
   memory: AnalyticsMemory,
   facts: AnalyticsFacts,
 ): Promise<AnalyticsResult> {
-  const updatedSince =
-    memory.lastSyncAt ?? new Date(Date.now() - ctx.config.initialWindowMs).toISOString();
+  // No sync yet: reach back initial_window, and keep that point until a sync succeeds.
+  memory.lastSyncAt ??= new Date(Date.now() - ctx.config.initialWindowMs).toISOString();
+  const updatedSince = memory.lastSyncAt;
   const started = ctx.now();
   let nextSyncAt: string | null = null;
   let pages = 1;
@@ -372,7 +373,7 @@ async function sync(
   } finally {
     facts.syncDurationMs = ctx.now() - started;
   }
-  memory.lastSyncAt = nextSyncAt;
+  if (nextSyncAt !== null) memory.lastSyncAt = nextSyncAt;
   facts.syncSucceeded = true;
   return 'success';
 }
