@@ -29,6 +29,8 @@ export class EnvironmentRuntime {
   readonly sessions: SessionTracker;
   readonly reaper: SessionReaper;
   private readonly runNumbers = new Map<string, number>();
+  /** Per check, the facts of its last run that returned any (its `previous`). */
+  private readonly lastFacts = new Map<string, unknown>();
 
   constructor(
     readonly config: EnvironmentConfig,
@@ -86,10 +88,10 @@ export class EnvironmentRuntime {
   }
 
   /** Runs `check` once in this environment. Never throws. */
-  run(check: AnyCheck, signal?: AbortSignal): Promise<CheckResult> {
+  async run(check: AnyCheck, signal?: AbortSignal): Promise<CheckResult> {
     const runNumber = this.runNumbers.get(check.name) ?? 0;
     this.runNumbers.set(check.name, runNumber + 1);
-    return runCheck({
+    const result = await runCheck({
       check,
       environment: this.config,
       client: this.client,
@@ -98,11 +100,14 @@ export class EnvironmentRuntime {
       sessions: this.sessions,
       log: this.opts.log,
       runNumber,
+      previous: this.lastFacts.get(check.name) ?? null,
       timeoutMs: this.timeoutFor(check),
       // Cleanups (e.g. closing a session) are single requests, with a little headroom.
       cleanupTimeoutMs: this.section(check).requestTimeoutMs + 5_000,
       ...(signal ? { signal } : {}),
     });
+    if (result.facts !== null) this.lastFacts.set(check.name, result.facts);
+    return result;
   }
 
   async close(): Promise<void> {

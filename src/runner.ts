@@ -29,6 +29,8 @@ export interface RunOptions {
   sessions: SessionTracker;
   log: CheckLogger;
   runNumber: number;
+  /** The facts of the check's last run in this environment that returned any; null at first. */
+  previous?: unknown;
   /** Deadline for the whole run; cleanups get `cleanupTimeoutMs` on top. */
   timeoutMs: number;
   cleanupTimeoutMs?: number;
@@ -58,6 +60,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const ctx: CheckContext = {
     // Only this check's own section and the environment's shared settings: never the API key.
     config: sectionOf(opts.environment, opts.check),
+    previous: opts.previous ?? null,
     environment: { name: opts.environment.name, thresholds: opts.environment.thresholds },
     client: opts.client,
     get signal() {

@@ -14,6 +14,9 @@ export const OPERATIONS = [
   'poll_services',
   'close_session',
   'verify_gone',
+  'service_providers',
+  'coverage',
+  'coverage_no_geography',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -31,6 +34,9 @@ export const CONTRACT_CHECKS = [
   'closed_session_gone',
   'response_schema',
   'session_token_header',
+  'provider_order',
+  'matched_areas',
+  'geography_required',
 ] as const;
 export type ContractCheck = (typeof CONTRACT_CHECKS)[number];
 export const CONTRACT_RESULTS = ['pass', 'fail', 'error'] as const;

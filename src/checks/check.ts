@@ -70,6 +70,13 @@ export interface CheckEnvironment {
 export interface CheckContext<Config extends CheckConfigBase = CheckConfigBase> {
   /** This check's own config section; no other check's settings. */
   config: Config;
+  /**
+   * The facts of this check's last run in this environment that returned facts, or null (the
+   * first run since start-up, or a one-shot `check`). What a check compares across runs, such as
+   * a content hash, travels here instead of in module state. Typed `unknown` so that a check's
+   * facts type is still inferred from its `run`; the check reads its own facts back.
+   */
+  previous: unknown;
   environment: CheckEnvironment;
   client: ApiClient;
   signal: AbortSignal;

@@ -4,10 +4,12 @@
  * list; the order here is the order of config sections, schedules and documents.
  */
 import type { AnyCheck } from './check.js';
+import { coverageCheck } from './coverage.js';
 import { lifecycleCheck } from './lifecycle.js';
 import { pingCheck } from './ping.js';
+import { providersCheck } from './providers.js';
 
-export const CHECK_LIST = [pingCheck, lifecycleCheck] as const;
+export const CHECK_LIST = [pingCheck, lifecycleCheck, providersCheck, coverageCheck] as const;
 
 export type RegisteredCheck = (typeof CHECK_LIST)[number];
 export type CheckName = RegisteredCheck['name'];
