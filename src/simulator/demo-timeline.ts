@@ -29,6 +29,8 @@ const healthy = (min = 20, max = 80): TimelineRule => ({
  *
  * Sandbox: healthy (15–60 ms) with blips: a few 429s at minute 5, a few 401s at 12, slow answers
  * (700–900 ms) at 18 and one closed session not gone at 24.
+ *
+ * Both: the provider list gains a provider at minute 10; the loop's start restores it.
  */
 export const DEMO_TIMELINE: TimelineEntry[] = [
   { at: '0s', environment: 'production', faults: [healthy()] },
@@ -110,6 +112,14 @@ export const DEMO_TIMELINE: TimelineEntry[] = [
     faults: [healthy(15, 60), { count: 1, fault: { kind: 'not_gone' } }],
   },
   { at: '27m', environment: 'sandbox', faults: [healthy(15, 60)] },
+
+  // Every environment: the provider list gains a provider at minute 10 and loses it again when
+  // the loop starts over, so the list-change counter moves in each loop.
+  { at: '0s', faults: [] },
+  {
+    at: '10m',
+    faults: [{ endpoint: 'service_providers', fault: { kind: 'provider_list', change: 'added' } }],
+  },
 
   { at: DEMO_TIMELINE_PERIOD_MS, repeat: true },
 ];
