@@ -228,10 +228,10 @@ async function queryCoverage(ctx: Ctx, facts: CoverageFacts): Promise<CoverageRe
 async function queryWithoutGeography(ctx: Ctx, facts: CoverageFacts): Promise<CoverageResult> {
   await ctx.acquireBudget();
   const response = await ctx.client.coverage({}, requestOptions(ctx));
-  ctx.step('coverage_no_geography', response);
+  ctx.step('coverage_no_geography', response, isRefusal);
   facts.refusalStatus = response.statusCode;
   const status = response.statusCode;
-  if (status !== null && status >= 400 && status < 500 && status !== 401 && status !== 429) {
+  if (status !== null && isRefusal(status)) {
     ctx.contract('geography_required', 'pass');
     return 'ok';
   }
@@ -242,6 +242,11 @@ async function queryWithoutGeography(ctx: Ctx, facts: CoverageFacts): Promise<Co
   // No answer, a 5xx, a 401 or a 429 says nothing about the rule either way.
   ctx.contract('geography_required', 'error', status === null ? 'no response' : `HTTP ${status}`);
   return failedResult(response);
+}
+
+/** A 4xx that refuses the request itself: not a credential (401) or rate (429) answer. */
+function isRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 401 && status !== 429;
 }
 
 /**

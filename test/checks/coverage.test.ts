@@ -64,6 +64,8 @@ describe('coverage check', () => {
       { check: 'geography_required', result: 'pass' },
     ]);
     expect(result.steps.map((s) => s.name)).toEqual(['coverage', 'coverage_no_geography']);
+    // The 400 is what the check asked for: not the step's error.
+    expect(result.steps[1]).toMatchObject({ statusCode: 400, error: null });
   });
 
   it('repeats name[] for every value and combines parameters with AND', async () => {
