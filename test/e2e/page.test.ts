@@ -125,6 +125,8 @@ beforeAll(async () => {
           poll_timeout: `${scaled(90_000)}ms`,
           addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
         },
+        providers: { interval: `${scaled(900_000)}ms`, timeout: '10s' },
+        coverage: { interval: `${scaled(900_000)}ms`, timeout: '10s', min_providers: 1 },
       })),
     }),
   );
