@@ -9,12 +9,13 @@
  * came back.
  */
 import { z } from 'zod';
-import type { ApiResponse, CoverageQuery } from '../api/client.js';
+import type { CoverageQuery } from '../api/client.js';
 import { COVERAGE_PATTERNS, coverageResponseSchema } from '../api/schemas.js';
 import type { Loose } from '../config/rules.js';
 import { checkSection, type CheckConfigBase } from '../config/section.js';
 import { defineCheck, type CheckContext } from './check.js';
 import { checkResponseSchema } from './contract.js';
+import { REQUEST_FAILURES, requestFailure, requestOptions } from './request.js';
 
 /** Result of one run; the first failure wins. */
 export const COVERAGE_RESULTS = [
@@ -23,12 +24,7 @@ export const COVERAGE_RESULTS = [
   'invalid_matched_areas',
   'geography_not_required',
   'invalid_body',
-  'server_error',
-  'timeout',
-  'network_error',
-  'unauthorized',
-  'rate_limited',
-  'unexpected_status',
+  ...REQUEST_FAILURES,
 ] as const;
 export type CoverageResult = (typeof COVERAGE_RESULTS)[number];
 
@@ -174,31 +170,13 @@ export const coverageCheck = defineCheck({
   },
 });
 
-function requestOptions(ctx: Ctx) {
-  return {
-    timeoutMs: ctx.config.requestTimeoutMs,
-    signal: ctx.signal,
-    correlationId: ctx.correlationId,
-  };
-}
-
-/** The result of an answer that is not a 200, or of no answer. */
-function failedResult(response: ApiResponse): CoverageResult {
-  if (response.transportError) {
-    return response.transportError.reason === 'network_error' ? 'network_error' : 'timeout';
-  }
-  const status = response.statusCode ?? 0;
-  if (status === 401) return 'unauthorized';
-  if (status === 429) return 'rate_limited';
-  return status >= 500 ? 'server_error' : 'unexpected_status';
-}
-
 async function queryCoverage(ctx: Ctx, facts: CoverageFacts): Promise<CoverageResult> {
   const geography = ctx.config.geography;
   await ctx.acquireBudget();
   const response = await ctx.client.coverage(geography, requestOptions(ctx));
   ctx.step('coverage', response);
-  if (response.statusCode !== 200) return failedResult(response);
+  const failure = requestFailure(response);
+  if (failure !== null) return failure;
   if (response.bodyError) return 'invalid_body';
   const validation = checkResponseSchema(ctx, coverageResponseSchema, response);
   if (!validation.data) return 'invalid_body';
@@ -241,7 +219,7 @@ async function queryWithoutGeography(ctx: Ctx, facts: CoverageFacts): Promise<Co
   }
   // No answer, a 5xx, a 401 or a 429 says nothing about the rule either way.
   ctx.contract('geography_required', 'error', status === null ? 'no response' : `HTTP ${status}`);
-  return failedResult(response);
+  return requestFailure(response) ?? 'unexpected_status';
 }
 
 /** A 4xx that refuses the request itself: not a credential (401) or rate (429) answer. */

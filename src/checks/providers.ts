@@ -14,6 +14,7 @@ import { serviceProvidersResponseSchema, type ServiceProvider } from '../api/sch
 import { checkSection, type CheckConfigBase } from '../config/section.js';
 import { defineCheck, type CheckContext } from './check.js';
 import { checkResponseSchema } from './contract.js';
+import { REQUEST_FAILURES, requestFailure, requestOptions } from './request.js';
 
 /** Result of one run. */
 export const PROVIDERS_RESULTS = [
@@ -21,12 +22,7 @@ export const PROVIDERS_RESULTS = [
   'empty',
   'order_violation',
   'invalid_body',
-  'server_error',
-  'timeout',
-  'network_error',
-  'unauthorized',
-  'rate_limited',
-  'unexpected_status',
+  ...REQUEST_FAILURES,
 ] as const;
 export type ProvidersResult = (typeof PROVIDERS_RESULTS)[number];
 
@@ -86,11 +82,7 @@ export const providersCheck = defineCheck({
   summaryKeys: ['providers'],
   async run(ctx) {
     await ctx.acquireBudget();
-    const response = await ctx.client.serviceProviders({
-      timeoutMs: ctx.config.requestTimeoutMs,
-      signal: ctx.signal,
-      correlationId: ctx.correlationId,
-    });
+    const response = await ctx.client.serviceProviders(requestOptions(ctx));
     ctx.step('service_providers', response);
     const facts = judge(ctx, response);
     return {
@@ -131,15 +123,8 @@ function judge(ctx: Ctx, response: ApiResponse): ProvidersFacts {
     changed: false,
     violation: null,
   });
-  if (response.transportError) {
-    return failed(response.transportError.reason === 'network_error' ? 'network_error' : 'timeout');
-  }
-  const status = response.statusCode ?? 0;
-  if (status !== 200) {
-    if (status === 401) return failed('unauthorized');
-    if (status === 429) return failed('rate_limited');
-    return failed(status >= 500 ? 'server_error' : 'unexpected_status');
-  }
+  const failure = requestFailure(response);
+  if (failure !== null) return failed(failure);
   if (response.bodyError) return failed('invalid_body');
   const validation = checkResponseSchema(ctx, serviceProvidersResponseSchema, response);
   if (!validation.data) return failed('invalid_body');
