@@ -12,6 +12,7 @@ import type { CheckConfigBase } from './config/section.js';
 import { BackoffGate } from './limits/backoff-gate.js';
 import { RequestBudget } from './limits/request-budget.js';
 import { runCheck } from './runner.js';
+import { SessionJournal } from './sessions/journal.js';
 import type { SessionLedger } from './sessions/ledger.js';
 import { SessionReaper } from './sessions/reaper.js';
 
@@ -28,9 +29,10 @@ export class EnvironmentRuntime {
   readonly gate = new BackoffGate();
   readonly sessions: SessionTracker;
   readonly reaper: SessionReaper;
+  /** Synthetic sessions created here, for checks that follow them (see `sessions/journal.ts`). */
+  readonly createdSessions = new SessionJournal();
   private readonly runNumbers = new Map<string, number>();
-  /** Per check, the facts of its last run that returned any (its `previous`). */
-  private readonly lastFacts = new Map<string, unknown>();
+  private readonly retained = new Map<string, object>();
 
   constructor(
     readonly config: EnvironmentConfig,
@@ -46,7 +48,11 @@ export class EnvironmentRuntime {
     const { ledger } = opts;
     const name = config.name;
     this.sessions = {
-      opened: (token) => ledger.add(name, token),
+      opened: (token) => {
+        // Journaled first: the session exists whether or not the ledger write succeeds.
+        this.createdSessions.add(token);
+        return ledger.add(name, token);
+      },
       closed: (token) => ledger.remove(name, token),
     };
     this.reaper = new SessionReaper({
@@ -88,26 +94,25 @@ export class EnvironmentRuntime {
   }
 
   /** Runs `check` once in this environment. Never throws. */
-  async run(check: AnyCheck, signal?: AbortSignal): Promise<CheckResult> {
+  run(check: AnyCheck, signal?: AbortSignal): Promise<CheckResult> {
     const runNumber = this.runNumbers.get(check.name) ?? 0;
     this.runNumbers.set(check.name, runNumber + 1);
-    const result = await runCheck({
+    return runCheck({
       check,
       environment: this.config,
       client: this.client,
       budget: this.budget,
       gate: this.gate,
       sessions: this.sessions,
+      createdSessions: this.createdSessions,
+      retained: this.retained,
       log: this.opts.log,
       runNumber,
-      previous: this.lastFacts.get(check.name) ?? null,
       timeoutMs: this.timeoutFor(check),
       // Cleanups (e.g. closing a session) are single requests, with a little headroom.
       cleanupTimeoutMs: this.section(check).requestTimeoutMs + 5_000,
       ...(signal ? { signal } : {}),
     });
-    if (result.facts !== null) this.lastFacts.set(check.name, result.facts);
-    return result;
   }
 
   async close(): Promise<void> {

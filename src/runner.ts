@@ -19,6 +19,7 @@ import { withFields } from './checks/logger.js';
 import { sectionOf, type EnvironmentConfig } from './config/index.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
+import type { CreatedSessions } from './sessions/journal.js';
 
 export interface RunOptions {
   check: AnyCheck;
@@ -27,10 +28,11 @@ export interface RunOptions {
   budget: RequestBudget;
   gate: BackoffGate;
   sessions: SessionTracker;
+  createdSessions: CreatedSessions;
+  /** What checks keep between runs in this environment, by check name (see `retained`). */
+  retained: Map<string, object>;
   log: CheckLogger;
   runNumber: number;
-  /** The facts of the check's last run in this environment that returned any; null at first. */
-  previous?: unknown;
   /** Deadline for the whole run; cleanups get `cleanupTimeoutMs` on top. */
   timeoutMs: number;
   cleanupTimeoutMs?: number;
@@ -60,7 +62,6 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const ctx: CheckContext = {
     // Only this check's own section and the environment's shared settings: never the API key.
     config: sectionOf(opts.environment, opts.check),
-    previous: opts.previous ?? null,
     environment: { name: opts.environment.name, thresholds: opts.environment.thresholds },
     client: opts.client,
     get signal() {
@@ -70,6 +71,14 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     correlationId,
     runNumber: opts.runNumber,
     sessions: opts.sessions,
+    createdSessions: opts.createdSessions,
+    retained<T extends object>(init: () => T): T {
+      const kept = opts.retained.get(opts.check.name);
+      if (kept !== undefined) return kept as T;
+      const made = init();
+      opts.retained.set(opts.check.name, made);
+      return made;
+    },
     now,
     async acquireBudget() {
       await opts.gate.waitOpen(signal);
@@ -140,8 +149,8 @@ function stepRecord(
   return {
     name,
     method: response.method,
-    // Session tokens stay out of traces, status pages and logs.
-    path: response.path.replace(/^\/sessions\/[^/]+/, '/sessions/{token}'),
+    // Session tokens (also as analytics ids) stay out of traces, status pages and logs.
+    path: response.path.replace(/\/sessions\/[^/?]+/, '/sessions/{token}'),
     statusCode: response.statusCode,
     durationMs: round(response.durationMs),
     requestId: response.requestId,

@@ -356,14 +356,40 @@ export class ApiClient {
    * `coverage_no_geography`).
    */
   coverage(geography: CoverageQuery, o: RequestOptions): Promise<ApiResponse> {
-    const pairs = Object.entries(geography).flatMap(([name, values]) =>
-      (values ?? []).map((v) => `${encodeURIComponent(name)}[]=${encodeURIComponent(v)}`),
+    const given = Object.entries(geography).flatMap(([name, values]) =>
+      values !== undefined && values.length > 0 ? [[name, values] as const] : [],
     );
     return this.request({
       ...o,
-      operation: pairs.length > 0 ? 'coverage' : 'coverage_no_geography',
+      operation: given.length > 0 ? 'coverage' : 'coverage_no_geography',
       method: 'GET',
-      path: pairs.length > 0 ? `/coverage?${pairs.join('&')}` : '/coverage',
+      path: `/coverage${queryString(Object.fromEntries(given))}`,
+    });
+  }
+
+  /**
+   * `GET /analytics/sessions` with its query (`updated_since`, `page`, ...), each value encoded;
+   * repeated values are sent as `name[]` parameters, as the spec says.
+   */
+  listAnalyticsSessions(
+    query: Readonly<Record<string, string | readonly string[]>>,
+    o: RequestOptions,
+  ): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'list_analytics_sessions',
+      method: 'GET',
+      path: `/analytics/sessions${queryString(query)}`,
+    });
+  }
+
+  /** `GET /analytics/sessions/{id}`: a session's analytics detail, by UUID or session token. */
+  getAnalyticsSession(id: string, o: RequestOptions): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'get_analytics_session',
+      method: 'GET',
+      path: `/analytics/sessions/${encodeURIComponent(id)}`,
     });
   }
 
@@ -585,6 +611,19 @@ class Exchange implements Dispatcher.DispatchHandler {
 
 function sessionPath(token: string): string {
   return `/sessions/${encodeURIComponent(token)}`;
+}
+
+/** `?a=1&b[]=x&b[]=y`, or the empty string for no parameters. */
+function queryString(query: Readonly<Record<string, string | readonly string[]>>): string {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (typeof value === 'string') {
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+    } else {
+      for (const v of value) parts.push(`${encodeURIComponent(name)}[]=${encodeURIComponent(v)}`);
+    }
+  }
+  return parts.length === 0 ? '' : `?${parts.join('&')}`;
 }
 
 function isCorrelationId(value: string): boolean {

@@ -3,13 +3,20 @@
  * Every generic layer (config, runner, environment, scheduler, metrics, status, CLI) iterates this
  * list; the order here is the order of config sections, schedules and documents.
  */
+import { analyticsCheck } from './analytics.js';
 import type { AnyCheck } from './check.js';
 import { coverageCheck } from './coverage.js';
 import { lifecycleCheck } from './lifecycle.js';
 import { pingCheck } from './ping.js';
 import { providersCheck } from './providers.js';
 
-export const CHECK_LIST = [pingCheck, lifecycleCheck, providersCheck, coverageCheck] as const;
+export const CHECK_LIST = [
+  pingCheck,
+  lifecycleCheck,
+  analyticsCheck,
+  providersCheck,
+  coverageCheck,
+] as const;
 
 export type RegisteredCheck = (typeof CHECK_LIST)[number];
 export type CheckName = RegisteredCheck['name'];

@@ -34,10 +34,7 @@ export interface ProvidersFacts {
   result: ProvidersResult;
   /** Providers of each type in this run's list; null when no valid list came back. */
   counts: Record<ProviderType, number> | null;
-  /**
-   * Content hash of the latest valid list, this run's or carried over from an earlier run when
-   * this one got none, so a change across a failed run is still seen.
-   */
+  /** Content hash of the latest valid list, this run's or an earlier one's. */
   listHash: string | null;
   /** True when this run's list differs from the latest valid one before it. */
   changed: boolean;
@@ -115,7 +112,10 @@ export const providersCheck = defineCheck({
 type Ctx = CheckContext<CheckConfigBase>;
 
 function judge(ctx: Ctx, response: ApiResponse): ProvidersFacts {
-  const previousHash = previousListHash(ctx.previous);
+  // The hash of the latest valid list, kept from one run to the next: a failed run in between
+  // keeps it, so a change across the failure is still seen.
+  const kept = ctx.retained(() => ({ listHash: null as string | null }));
+  const previousHash = kept.listHash;
   const failed = (result: ProvidersResult): ProvidersFacts => ({
     result,
     counts: null,
@@ -139,6 +139,7 @@ function judge(ctx: Ctx, response: ApiResponse): ProvidersFacts {
   }
   const listHash = contentHash(providers);
   const changed = previousHash !== null && previousHash !== listHash;
+  kept.listHash = listHash;
   if (changed) ctx.log.info({ providers: providers.length }, 'the provider list changed');
   let result: ProvidersResult = 'ok';
   if (providers.length === 0) result = 'empty';
@@ -177,12 +178,6 @@ export function orderViolation(providers: readonly ServiceProvider[]): string | 
     if (rises) return `record ${i + 1}: total_residential_units above record ${i}`;
   }
   return null;
-}
-
-/** The list hash of the previous run's facts (this check's own), if there is one. */
-function previousListHash(previous: unknown): string | null {
-  const hash = (previous as Partial<ProvidersFacts> | null)?.listHash;
-  return typeof hash === 'string' ? hash : null;
 }
 
 function countByType(providers: readonly ServiceProvider[]): Record<ProviderType, number> {

@@ -30,6 +30,8 @@ describe('toCheckJson', () => {
       ],
       contract_checks: [],
       service_data_set: null,
+      analytics_rows: null,
+      ingest_awaiting: null,
       providers: null,
     });
   });

@@ -67,7 +67,8 @@ export type EnvironmentOverrides = Partial<EnvironmentSettings> & {
 
 /**
  * Every registered check's section as an unconfigured file gives it, but disabled: a test
- * enables the checks it is about (ping and lifecycle are set up below, enabled).
+ * enables the checks it is about (ping and lifecycle are set up below, enabled; analytics with
+ * short test settings, off).
  */
 function disabledSections(): CheckConfigs {
   return Object.fromEntries(
@@ -82,7 +83,7 @@ export function testEnvironment(
   baseUrl: string,
   overrides: EnvironmentOverrides = {},
 ): EnvironmentConfig {
-  const { lifecycle, ping, ...rest } = overrides;
+  const { lifecycle, ping, analytics, ...rest } = overrides;
   const sections = disabledSections() as unknown as Record<string, object>;
   const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rest)) {
@@ -116,6 +117,20 @@ export function testEnvironment(
       campaignId: 'isa-monitor-test',
       addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
       ...lifecycle,
+    },
+    // Off, as in a file that does not mention it.
+    analytics: {
+      enabled: false,
+      intervalMs: 10_000,
+      timeoutMs: 8_000,
+      requestTimeoutMs: 2_000,
+      initialWindowMs: 3_600_000,
+      maxPages: 10,
+      maxLookups: 5,
+      campaignId: 'isa-monitor-test',
+      ingestLagBoundMs: 300_000,
+      ingestTimeoutMs: 1_800_000,
+      ...analytics,
     },
   };
 }
