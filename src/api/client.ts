@@ -81,6 +81,12 @@ export interface ApiCall {
   signal?: AbortSignal;
   /** Sent as `X-Correlation-Id` and `X-Request-Id` so the API's logs can be matched to a run. */
   correlationId?: string;
+  /**
+   * Open a new connection for this call and close it after the answer (as blackbox_exporter does
+   * for every probe), instead of reusing a kept-alive one: connect and TLS are then part of every
+   * measurement, whatever the server's idle timeout.
+   */
+  freshConnection?: boolean;
 }
 
 /** The census-geography parameters of `GET /coverage`, by parameter name without `[]`. */
@@ -91,6 +97,7 @@ export interface RequestOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   correlationId?: string;
+  freshConnection?: boolean;
 }
 
 export interface ApiResponse {
@@ -111,6 +118,11 @@ export interface ApiResponse {
   /** Monotonic, call start → body fully read (or the failure). */
   durationMs: number;
   phases: PhaseTimings;
+  /**
+   * Whether this call opened its connection (its `connect` phase was measured) rather than reuse
+   * a kept-alive one. False also when the dispatcher does not measure connections.
+   */
+  connectionOpened: boolean;
   /** Largest `dur` of the `Server-Timing` header, in ms. */
   serverTimingMs: number | null;
   /** The API's `request_id` from an error body (status >= 400). */
@@ -146,6 +158,11 @@ const HEADER_TEXT = /^[\x20-\x7e]+$/;
 export class ApiClient {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  /**
+   * Where `freshConnection` calls go: an agent of their own, whose connections close after each
+   * answer, so such a call never finds an idle connection to reuse. Created on first use.
+   */
+  #freshDispatcher: Dispatcher | null = null;
   readonly #origin: string;
   readonly #pathPrefix: string;
   readonly #baseHeaders: Record<string, string>;
@@ -266,13 +283,15 @@ export class ApiClient {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#beginFlight();
       try {
-        this.#dispatcher.dispatch(
+        this.#dispatcherFor(call).dispatch(
           {
             origin: this.#origin,
             path,
             method: call.method,
             headers,
             body: payload,
+            // Asks for `Connection: close`: the server and undici close the socket after the answer.
+            reset: call.freshConnection === true,
             // undici's own per-phase timers as a backstop; the call's deadline is the timer above.
             headersTimeout: call.timeoutMs,
             bodyTimeout: call.timeoutMs,
@@ -396,11 +415,20 @@ export class ApiClient {
     });
   }
 
-  /** Closes the client's own `Agent` (after in-flight calls end); an injected one is left open. */
+  /** Closes the client's own agents (after in-flight calls end); an injected one is left open. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#ownsDispatcher) {
+      await Promise.all([this.#dispatcher.close(), this.#freshDispatcher?.close()]);
+    }
+  }
+
+  /** The dispatcher of a call: an injected one always; else the fresh-connection agent or the pool. */
+  #dispatcherFor(call: ApiCall): Dispatcher {
+    if (call.freshConnection !== true || !this.#ownsDispatcher) return this.#dispatcher;
+    this.#freshDispatcher ??= createMeasuringAgent();
+    return this.#freshDispatcher;
   }
 
   // The sendHeaders channel is process-wide, so this client listens only while it has calls in
@@ -460,6 +488,7 @@ export class ApiClient {
       headers,
       durationMs: outcome.endedAt - startedAt,
       phases,
+      connectionOpened: phases.connect !== undefined,
       serverTimingMs: parseServerTiming(headers['server-timing']),
       retryAfterMs: parseRetryAfter(headers['retry-after'], Date.now()),
     };

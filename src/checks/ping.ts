@@ -4,6 +4,7 @@
  * a hanging API is also a slow one.
  */
 import type { ApiResponse, PhaseTimings } from '../api/client.js';
+import { z } from 'zod';
 import { pingResponseSchema } from '../api/schemas.js';
 import { checkSection } from '../config/section.js';
 import { PHASES, type Phase } from '../vocabulary.js';
@@ -28,10 +29,20 @@ export const PHASE_BUCKETS = [
   0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ] as const;
 
+/**
+ * How a ping gets its connection: `new` opens one for every ping and closes it after (as
+ * blackbox_exporter does), so connect and TLS are in every measurement; `reuse` keeps one alive
+ * between pings, so they are in none unless the server closed it meanwhile.
+ */
+export const CONNECTION_MODES = ['new', 'reuse'] as const;
+export type ConnectionMode = (typeof CONNECTION_MODES)[number];
+
 export interface PingFacts {
   result: PingResult;
   durationMs: number;
   phases: PhaseTimings;
+  /** Whether this ping opened its connection (connect, and TLS on https, were measured). */
+  connectionOpened: boolean;
   up: boolean;
   latencyClass: LatencyClass | null;
 }
@@ -84,6 +95,12 @@ const metrics = {
     labels: ['environment', 'level'],
     knownValues: { level: THRESHOLD_LEVELS },
   },
+  pingConnectionsOpened: {
+    name: 'isa_ping_connections_opened_total',
+    help: 'Pings that opened a new connection (their connect and TLS phases were measured).',
+    type: 'counter',
+    labels: ['environment'],
+  },
   pingInterval: {
     name: 'isa_ping_interval_seconds',
     help: 'Configured ping interval, for expected-count denominators in rules.',
@@ -94,23 +111,27 @@ const metrics = {
 
 export const pingCheck = defineCheck({
   name: 'ping',
-  // request_timeout defaults to timeout: a ping run is one request.
+  // request_timeout defaults to timeout: a ping run is one request. A new connection per ping by
+  // default: at the default 60 s most servers have closed an idle connection anyway, so `reuse`
+  // would measure a connect sometimes and not other times; `new` measures the same thing every
+  // time, as blackbox_exporter does (docs/configuration.md).
   config: checkSection({
     name: 'ping',
     defaults: { enabled: true, interval: '60s', timeout: '10s' },
-    shape: {},
-    toConfig: () => ({}),
+    shape: { connection: z.enum(CONNECTION_MODES).default('new') },
+    toConfig: (parsed: { connection: ConnectionMode }) => ({ connection: parsed.connection }),
   }),
   metrics,
   operations: ['ping'],
   contractChecks: ['response_schema'],
-  summaryKeys: ['latency_class'],
+  summaryKeys: ['latency_class', 'connection'],
   async run(ctx) {
     await ctx.acquireBudget();
     const response = await ctx.client.ping({
       timeoutMs: ctx.config.requestTimeoutMs,
       signal: ctx.signal,
       correlationId: ctx.correlationId,
+      freshConnection: ctx.config.connection === 'new',
     });
     ctx.step('ping', response);
     const result = pingResult(ctx, response);
@@ -121,12 +142,16 @@ export const pingCheck = defineCheck({
         result,
         durationMs: response.durationMs,
         phases: response.phases,
+        connectionOpened: response.connectionOpened,
         up: result === 'ok',
         latencyClass: pingLatencyClass(ctx, response),
       } satisfies PingFacts,
     };
   },
-  summary: (facts) => ({ latency_class: facts?.latencyClass ?? null }),
+  summary: (facts) => ({
+    latency_class: facts?.latencyClass ?? null,
+    connection: facts ? (facts.connectionOpened ? 'opened' : 'reused') : null,
+  }),
   trace: (facts) => (facts?.latencyClass ? [`latency ${facts.latencyClass}`] : []),
   details: (facts) =>
     Object.fromEntries(phaseDurations(facts?.phases).map(([phase, ms]) => [`${phase}_ms`, ms])),
@@ -141,6 +166,7 @@ export const pingCheck = defineCheck({
     sink.set(metrics.pingLastDuration, {}, seconds(facts.durationMs));
     sink.set(metrics.pingLastAttempt, {}, times.startedAt / 1000);
     sink.set(metrics.pingUp, {}, facts.up ? 1 : 0);
+    if (facts.connectionOpened) sink.inc(metrics.pingConnectionsOpened, {});
   },
   describeConfig(config, environment, sink) {
     const t = environment.thresholds;

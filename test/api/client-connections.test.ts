@@ -121,3 +121,34 @@ describe('ApiClient connection reuse', () => {
     expect((await other.ping({ timeoutMs: 5_000 })).statusCode).toBe(200);
   });
 });
+
+describe('ApiClient fresh connections', () => {
+  let server: TestServer | undefined;
+  let client: ApiClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it('opens a new connection for every freshConnection call, and reuses one otherwise', async () => {
+    server = await startServer((_req, res) => {
+      sendJson(res, 200, { message: 'pong', timestamp: new Date().toISOString() });
+    });
+    client = new ApiClient({ baseUrl: server.url, apiKey: API_KEY, userAgent: USER_AGENT });
+    const fresh = [];
+    for (let i = 0; i < 5; i++) {
+      fresh.push(await client.ping({ timeoutMs: 5_000, freshConnection: true }));
+    }
+    expect(fresh.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(fresh.map((r) => r.connectionOpened)).toEqual([true, true, true, true, true]);
+    expect(fresh.every((r) => r.phases.connect !== undefined)).toBe(true);
+    expect(server.requests.every((r) => r.headers['connection'] === 'close')).toBe(true);
+    expect(server.connections).toBe(5);
+
+    // Kept-alive calls go through the client's pool: one connection for all of them.
+    const reused = [];
+    for (let i = 0; i < 5; i++) reused.push(await client.ping({ timeoutMs: 5_000 }));
+    expect(reused.map((r) => r.connectionOpened)).toEqual([true, false, false, false, false]);
+    expect(server.connections).toBe(6);
+  });
+});

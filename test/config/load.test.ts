@@ -70,7 +70,13 @@ describe('defaults', () => {
           apiKeySource: { kind: 'env', name: 'ISA_PRODUCTION_API_KEY' },
           thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
           requestBudgetPerSecond: 1,
-          ping: { enabled: true, intervalMs: 60_000, timeoutMs: 10_000, requestTimeoutMs: 10_000 },
+          ping: {
+            enabled: true,
+            intervalMs: 60_000,
+            timeoutMs: 10_000,
+            requestTimeoutMs: 10_000,
+            connection: 'new',
+          },
           lifecycle: {
             enabled: true,
             intervalMs: 300_000,
@@ -116,7 +122,7 @@ environments:
     api_key_env: SANDBOX_EU_KEY
     thresholds: { expected: 50ms, warning: 200ms, critical: 2s }
     request_budget_per_second: 12.5
-    ping: { enabled: false, interval: 1s, timeout: 900ms }
+    ping: { enabled: false, interval: 1s, timeout: 900ms, connection: reuse }
     providers: { interval: 10m, timeout: 20s, request_timeout: 5s }
     coverage:
       enabled: false
@@ -152,7 +158,13 @@ environments:
       apiKeySource: { kind: 'env', name: 'SANDBOX_EU_KEY' },
       thresholds: { expectedMs: 50, warningMs: 200, criticalMs: 2000 },
       requestBudgetPerSecond: 12.5,
-      ping: { enabled: false, intervalMs: 1000, timeoutMs: 900, requestTimeoutMs: 900 },
+      ping: {
+        enabled: false,
+        intervalMs: 1000,
+        timeoutMs: 900,
+        requestTimeoutMs: 900,
+        connection: 'reuse',
+      },
       lifecycle: {
         enabled: true,
         intervalMs: 2000,

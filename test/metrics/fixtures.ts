@@ -99,6 +99,7 @@ export function pingResult(
     result: row.result,
     durationMs: row.ms,
     phases,
+    connectionOpened: true,
     up: row.up,
     latencyClass: row.latency,
   };
@@ -107,7 +108,7 @@ export function pingResult(
     environment: env,
     outcome: row.up ? 'pass' : 'fail',
     reason: row.up ? null : row.result,
-    summary: { latency_class: row.latency },
+    summary: { latency_class: row.latency, connection: 'opened' },
     startedAt,
     durationMs: row.ms + 1,
     steps: [

@@ -14,6 +14,7 @@ describe('toCheckJson', () => {
       outcome: 'fail',
       reason: 'unauthorized',
       latency_class: 'expected',
+      connection: 'opened',
       qualify_status: null,
       duration_ms: 81,
       started_at: '2024-05-01T12:00:00.000Z',

@@ -105,6 +105,7 @@ export function testEnvironment(
       intervalMs: 1_000,
       timeoutMs: 2_000,
       requestTimeoutMs: ping?.timeoutMs ?? 2_000,
+      connection: 'new',
       ...ping,
     },
     lifecycle: {
