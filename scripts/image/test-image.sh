@@ -165,7 +165,7 @@ run_monitor "$first"
 M="http://127.0.0.1:$port"
 wait_for "http_get $M/readyz" 60 || fail "/readyz never answered 200: $(podman logs "$first" 2>&1 | tail -5)"
 say "/readyz answers 200 (read-only root, config and key mounted read-only, ledger volume)"
-wait_for "http_get $M/metrics | grep -q '^isa_ping_up{environment=\"production\"} 1'" 30 ||
+wait_for "http_get $M/metrics | grep '^isa_ping_up{environment=\"production\"} 1'" 30 ||
   fail "isa_ping_up never reached 1: the key file was not used? $(http_get "$M/metrics" | grep isa_ping_up || true)"
 say "/metrics answers; isa_ping_up{environment=\"production\"} 1: the key from api_key_file is accepted"
 
@@ -178,27 +178,37 @@ say "the daemon (pid 1) runs as uid $uid"
 if podman exec "$first" sh -c 'touch /app/x' 2>/dev/null; then fail "the root filesystem is writable"; fi
 say "the root filesystem is read-only"
 
-step "SIGTERM"
+step "SIGTERM mid-lifecycle"
+open_json() { http_get "$S/__sim/sessions?status=open&environment=production"; }
+tokens_of() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).sessions.map(x=>x.session_token).join(" ")))'; }
+# Stop while a lifecycle run holds a session open: the graceful stop must close it.
+wait_for "open_json | grep session_token" 40 || fail "no lifecycle session was ever open"
+sleep 1
+open_tokens=$(open_json | tokens_of)
 stop_started=$(date +%s%N)
-podman stop -t 15 "$first" >/dev/null
+podman stop -t 15 "$first" >/dev/null 2>>"$work/podman.err"
 stop_ms=$((($(date +%s%N) - stop_started) / 1000000))
 code=$(podman inspect --format '{{.State.ExitCode}}' "$first")
 [ "$code" = 0 ] || fail "podman stop: exit code $code (expected 0): $(podman logs "$first" 2>&1 | tail -5)"
 [ "$stop_ms" -lt 15000 ] || fail "podman stop took $stop_ms ms (limit 15 s)"
-say "podman stop: exit code 0 after $stop_ms ms"
-if podman logs "$first" 2>&1 | grep -qF "$key"; then fail "the API key appears in the container log"; fi
+still_open=$(open_json | tokens_of)
+for t in $open_tokens; do [[ " $still_open " != *" $t "* ]] || fail "session ${t:0:8}… still open after the graceful stop"; done
+say "podman stop with a session open: exit code 0 after $stop_ms ms, the session closed"
+# Whole files, not pipes into `grep -q`: with pipefail, an early-exiting grep fails the pipe.
+podman logs "$first" >"$work/first.log" 2>&1
+grep 'isa-monitor starting' "$work/first.log" >/dev/null || fail "the container log is empty or unreadable"
+if grep -F "$key" "$work/first.log" >/dev/null; then fail "the API key appears in the container log"; fi
 say "the API key appears nowhere in the container log"
 
 step "podman kill mid-lifecycle, then a new container on the same volume"
 second=isa-monitor-b-$$
 containers+=("$second")
 run_monitor "$second"
-open_json() { http_get "$S/__sim/sessions?status=open&environment=production"; }
 # The token is on the ledger before the check uses it; wait a second past its creation so the
 # session seen in the simulator is certainly on disk.
-wait_for "open_json | grep -q session_token" 40 || fail "no lifecycle session was ever open"
+wait_for "open_json | grep session_token" 40 || fail "no lifecycle session was ever open"
 sleep 1
-open_tokens=$(open_json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);const l=Array.isArray(j)?j:j.sessions;console.log(l.map(x=>x.session_token).join(" "))})')
+open_tokens=$(open_json | tokens_of)
 [ -n "$open_tokens" ] || fail "could not read the open sessions"
 podman kill -s KILL "$second" >/dev/null
 podman wait "$second" >/dev/null 2>&1 || true
@@ -217,7 +227,26 @@ closed() {
 }
 wait_for closed 30 || fail "the new container did not close the leftover session(s): $(podman logs "$third" 2>&1 | tail -5)"
 say "a new container on the same volume closed the leftover session(s), seen from the simulator"
-podman stop -t 15 "$third" >/dev/null
+podman stop -t 15 "$third" >/dev/null 2>>"$work/podman.err"
 [ "$(podman inspect --format '{{.State.ExitCode}}' "$third")" = 0 ] || fail "the third container did not exit 0"
+
+step "no ledger volume"
+# Read-only root and no volume: the ledger cannot be written, so every lifecycle run must fail
+# visibly (result="error", which IsaLifecycleFailing sees) and close its session instead of
+# running with a session nothing could recover.
+fourth=isa-monitor-d-$$
+containers+=("$fourth")
+podman run -d --name "$fourth" --network=host --read-only \
+  -e ISA_MONITOR_LISTEN_PORT="$port" \
+  -v "$work/config.yaml:/etc/isa-monitor/config.yaml:ro" \
+  -v "$work/secrets/isa-production-api-key:/run/secrets/isa-production-api-key:ro" \
+  "$tag" >/dev/null 2>>"$work/podman.err"
+wait_for "http_get $M/metrics | grep '^isa_lifecycle_runs_total{environment=\"production\",result=\"error\"} [1-9]'" 40 ||
+  fail "without a ledger volume, no lifecycle run failed: $(podman logs "$fourth" 2>&1 | tail -3)"
+podman logs "$fourth" >"$work/fourth.log" 2>&1
+grep EROFS "$work/fourth.log" >/dev/null || fail "the log does not say why the ledger write failed"
+wait_for "! open_json | grep session_token" 15 || fail "a session stayed open although the ledger could not be written"
+say "without a ledger volume: lifecycle runs fail (result=\"error\", EROFS logged), no session left open"
+podman stop -t 15 "$fourth" >/dev/null 2>>"$work/podman.err"
 
 printf '\nimage: %s, %s MB, built in %s s; every check above passed\n' "$tag" "$((size_bytes / 1000000))" "$build_seconds"
