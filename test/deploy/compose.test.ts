@@ -22,6 +22,7 @@ interface ComposeService {
   ports?: string[];
   extra_hosts?: string[];
   volumes?: string[];
+  stop_grace_period?: string;
   environment?: Record<string, string>;
 }
 const compose = parse(readFileSync(path.join(COMPOSE_DIR, 'compose.yaml'), 'utf8')) as {
@@ -117,6 +118,8 @@ describe('deploy/compose/compose.yaml', () => {
     expect(args[0]).toBe('run');
     const configFile = args.includes('--config') ? args[args.indexOf('--config') + 1] : undefined;
     expect(isDemoMode({ configFile, env: monitor.environment ?? {} })).toBe(true);
+    // Longer than the default shutdown_timeout (10 s), so a stop never cuts a session close.
+    expect(monitor.stop_grace_period).toBe('15s');
     // Reachable from the other services and the published port, not only on the loopback.
     expect(args[args.indexOf('--listen') + 1]).toBe('0.0.0.0:9464');
   });
