@@ -18,6 +18,17 @@ if [ -z "${REBUILD_BASE:-}" ] && podman image exists "$base"; then
   exit 0
 fi
 
+for tool in debootstrap podman npm tar; do
+  command -v "$tool" >/dev/null || {
+    echo "cannot build the base image: $tool is not installed (scripts/image/setup.sh installs it)" >&2
+    exit 1
+  }
+done
+[ "$(id -u)" = 0 ] || {
+  echo "cannot build the base image: debootstrap and chroot need root" >&2
+  exit 1
+}
+
 started=$(date +%s)
 work=$(mktemp -d /var/tmp/isa-monitor-base.XXXXXX)
 trap 'rm -rf "$work"' EXIT
