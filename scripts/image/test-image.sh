@@ -2,9 +2,11 @@
 # Builds the repository's Dockerfile, unmodified, with podman, then runs the image and checks what
 # an operator relies on: HEALTHCHECK, /metrics and /readyz, a non-root user, a read-only root with
 # one writable volume for the session ledger, config and key files mounted as docs/deploy.md says,
-# a clean exit on SIGTERM, and that a container started after a `podman kill` closes the session
-# its predecessor left open (seen from the simulator, which runs in a second container from the
-# same image). Prints each check as it passes; any failure stops the script non-zero.
+# a clean exit on SIGTERM that closes the open session, that a container started after a
+# `podman kill` closes the session its predecessor left open, and that without a ledger volume
+# lifecycle runs fail visibly. The simulator runs in a second container from the same image; all
+# containers use the host network on free loopback ports. Prints each check as it passes; any
+# failure stops the script non-zero.
 #
 # The image is built from the compose quick-start's `isa-monitor` service definition
 # (deploy/compose/compose.yaml), so that build is tested too.
