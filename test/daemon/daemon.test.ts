@@ -139,7 +139,9 @@ describe('isa-monitor run', () => {
       'an open synthetic session',
     );
     await eventually(
-      async () => (await readFile(stateFile, 'utf8')).includes(open.token),
+      // The simulator holds the session before the daemon has its token to write: until the
+      // first write the ledger file does not exist yet.
+      async () => (await readFile(stateFile, 'utf8').catch(() => '')).includes(open.token),
       5_000,
       'the token in the ledger',
     );
