@@ -164,8 +164,7 @@ describe('isa-monitor run', () => {
       'an open synthetic session',
     );
     await eventually(
-      // The simulator holds the session before the daemon has its token to write: until the
-      // first write the ledger file does not exist yet.
+      // The ledger file appears with the first write, just after the session is created.
       async () => (await readFile(stateFile, 'utf8').catch(() => '')).includes(open.token),
       5_000,
       'the token in the ledger',
