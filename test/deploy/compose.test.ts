@@ -1,0 +1,186 @@
+/**
+ * The compose quick start, checked without a container engine (no registry is reachable here,
+ * so the Prometheus, Alertmanager and Grafana images cannot be pulled): the file parses, every
+ * mounted file is a file of this repository, and the stack's ports and addresses agree with the
+ * shipped Prometheus, Alertmanager and Grafana configurations it mounts unchanged.
+ * scripts/image/test-image.sh builds its isa-monitor service with podman.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { isDemoMode } from '../../src/config/index.js';
+import { REPO_ROOT, RULES_FILE } from '../../scripts/deploy/render.js';
+
+const COMPOSE_DIR = path.join(REPO_ROOT, 'deploy/compose');
+
+interface ComposeService {
+  build?: { context: string; dockerfile?: string };
+  image?: string;
+  command?: string[];
+  network_mode?: string;
+  ports?: string[];
+  extra_hosts?: string[];
+  volumes?: string[];
+  stop_grace_period?: string;
+  environment?: Record<string, string>;
+}
+const compose = parse(readFileSync(path.join(COMPOSE_DIR, 'compose.yaml'), 'utf8')) as {
+  services: Record<string, ComposeService>;
+  volumes: Record<string, unknown>;
+};
+const services = compose.services;
+
+function service(name: string): ComposeService {
+  const s = services[name];
+  if (!s) throw new Error(`no service ${name}`);
+  return s;
+}
+
+/** Bind mounts of a service: container path → absolute host path. Named volumes are skipped. */
+function binds(name: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const v of service(name).volumes ?? []) {
+    const [source = '', target = ''] = v.split(':');
+    if (source.startsWith('.') || source.startsWith('/'))
+      out.set(target, path.resolve(COMPOSE_DIR, source));
+  }
+  return out;
+}
+
+/** The host file a path inside a service's container comes from, through its bind mounts. */
+function hostPathOf(name: string, containerPath: string): string | undefined {
+  for (const [target, source] of binds(name)) {
+    if (containerPath === target) return source;
+    if (containerPath.startsWith(`${target}/`))
+      return path.join(source, containerPath.slice(target.length + 1));
+  }
+  return undefined;
+}
+
+function flag(name: string, option: string): string | undefined {
+  const arg = service(name).command?.find((a) => a.startsWith(`--${option}=`));
+  return arg?.slice(option.length + 3);
+}
+
+/** host:port → the port of a listen address such as `:9093` or `0.0.0.0:9464`. */
+function portOf(address: string): number {
+  return Number(address.slice(address.lastIndexOf(':') + 1));
+}
+
+const prometheusConfigPath = flag('prometheus', 'config.file') ?? '';
+const prometheusConfigFile = hostPathOf('prometheus', prometheusConfigPath) ?? '';
+const prometheusConfig = parse(readFileSync(prometheusConfigFile, 'utf8')) as {
+  rule_files: string[];
+  alerting: { alertmanagers: Array<{ static_configs: Array<{ targets: string[] }> }> };
+  scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }>;
+};
+/** Which service listens on which port inside the shared network namespace. */
+const listeners = new Map<number, string>([
+  [
+    portOf(
+      service('isa-monitor').command?.[service('isa-monitor').command!.indexOf('--listen') + 1] ??
+        '',
+    ),
+    'isa-monitor',
+  ],
+  [portOf(flag('prometheus', 'web.listen-address') ?? ''), 'prometheus'],
+  [portOf(flag('alertmanager', 'web.listen-address') ?? ''), 'alertmanager'],
+  [Number(service('grafana').environment?.['GF_SERVER_HTTP_PORT']), 'grafana'],
+]);
+
+describe('deploy/compose/compose.yaml', () => {
+  it('mounts only files and directories of this repository, all of which exist', () => {
+    let count = 0;
+    for (const name of Object.keys(services)) {
+      for (const [target, source] of binds(name)) {
+        count += 1;
+        expect(existsSync(source), `${name}: ${source} (for ${target}) does not exist`).toBe(true);
+        expect(
+          source.startsWith(`${REPO_ROOT}/`),
+          `${name}: ${source} is outside the repository`,
+        ).toBe(true);
+      }
+      for (const v of service(name).volumes ?? []) {
+        const source = v.split(':')[0] ?? '';
+        if (!source.startsWith('.') && !source.startsWith('/'))
+          expect(compose.volumes).toHaveProperty(source);
+      }
+    }
+    expect(count).toBeGreaterThanOrEqual(6);
+  });
+
+  it('builds isa-monitor from the repository Dockerfile and runs it in demo mode by default', () => {
+    const monitor = service('isa-monitor');
+    expect(path.resolve(COMPOSE_DIR, monitor.build?.context ?? '')).toBe(REPO_ROOT);
+    expect(existsSync(path.join(REPO_ROOT, monitor.build?.dockerfile ?? 'Dockerfile'))).toBe(true);
+    const args = monitor.command ?? [];
+    expect(args[0]).toBe('run');
+    const configFile = args.includes('--config') ? args[args.indexOf('--config') + 1] : undefined;
+    expect(isDemoMode({ configFile, env: monitor.environment ?? {} })).toBe(true);
+    // Longer than the default shutdown_timeout (10 s), so a stop never cuts a session close.
+    expect(monitor.stop_grace_period).toBe('15s');
+    // Reachable from the other services and the published port, not only on the loopback.
+    expect(args[args.indexOf('--listen') + 1]).toBe('0.0.0.0:9464');
+  });
+
+  it('runs the other services in the monitor network namespace and publishes every port there', () => {
+    for (const name of ['prometheus', 'alertmanager', 'grafana']) {
+      expect(service(name).network_mode, name).toBe('service:isa-monitor');
+    }
+    const published = (service('isa-monitor').ports ?? []).map((p) => Number(p.split(':').at(-1)));
+    expect([...published].sort()).toEqual([...listeners.keys()].sort());
+  });
+
+  it('loads the shipped Prometheus config, whose targets are the stack services', () => {
+    expect(prometheusConfigFile).toBe(path.join(REPO_ROOT, 'deploy/prometheus/prometheus.yml'));
+    // rule_files resolve relative to the config file inside the container, onto the mounted rules.
+    const rules = prometheusConfig.rule_files.map((f) =>
+      hostPathOf('prometheus', path.posix.resolve(path.posix.dirname(prometheusConfigPath), f)),
+    );
+    expect(rules).toEqual([RULES_FILE]);
+    const scrape = prometheusConfig.scrape_configs.find((j) => j.job_name === 'isa-monitor');
+    const scrapeTargets = scrape?.static_configs.flatMap((s) => s.targets) ?? [];
+    const alertTargets = prometheusConfig.alerting.alertmanagers.flatMap((a) =>
+      a.static_configs.flatMap((s) => s.targets),
+    );
+    expect(scrapeTargets.map((t) => [t.split(':')[0], listeners.get(portOf(t))])).toEqual([
+      ['127.0.0.1', 'isa-monitor'],
+    ]);
+    expect(alertTargets.map((t) => [t.split(':')[0], listeners.get(portOf(t))])).toEqual([
+      ['127.0.0.1', 'alertmanager'],
+    ]);
+  });
+
+  it('gives Alertmanager the shipped routing', () => {
+    const file = hostPathOf('alertmanager', flag('alertmanager', 'config.file') ?? '');
+    expect(file).toBe(path.join(REPO_ROOT, 'deploy/alertmanager/alertmanager.yml'));
+  });
+
+  it('provisions Grafana with the shipped data source and every shipped dashboard', () => {
+    const provisioning = '/etc/grafana/provisioning';
+    const datasources = [...binds('grafana').keys()].filter((t) =>
+      t.startsWith(`${provisioning}/datasources/`),
+    );
+    expect(datasources).toHaveLength(1);
+    const ds = parse(readFileSync(hostPathOf('grafana', datasources[0]!)!, 'utf8')) as {
+      datasources: Array<{ type: string; url: string }>;
+    };
+    const url = new URL(ds.datasources[0]?.url ?? '');
+    // The data source names `prometheus`, which the shared namespace maps to the loopback.
+    expect(service('isa-monitor').extra_hosts).toContain(`${url.hostname}:127.0.0.1`);
+    expect(listeners.get(Number(url.port))).toBe('prometheus');
+
+    const providers = [...binds('grafana').keys()].filter((t) =>
+      t.startsWith(`${provisioning}/dashboards/`),
+    );
+    expect(providers).toHaveLength(1);
+    const provider = parse(readFileSync(hostPathOf('grafana', providers[0]!)!, 'utf8')) as {
+      providers: Array<{ options: { path: string } }>;
+    };
+    const dir = hostPathOf('grafana', provider.providers[0]?.options.path ?? '');
+    expect(dir).toBe(path.join(REPO_ROOT, 'dashboards'));
+    expect(statSync(dir!).isDirectory()).toBe(true);
+    expect(readdirSync(dir!).filter((f) => f.endsWith('.json')).length).toBeGreaterThan(0);
+  });
+});

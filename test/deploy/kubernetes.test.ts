@@ -1,0 +1,301 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import {
+  PrometheusRule,
+  ServiceMonitor,
+} from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadConfig } from '../../src/config/index.js';
+import { DASHBOARDS_DIR, RULES_FILE } from '../../scripts/deploy/render.js';
+import { KUBERNETES_DIR, build, find, type K8sObject } from './manifests.js';
+
+const BASE = path.join(KUBERNETES_DIR, 'base');
+const PRODUCTION = path.join(KUBERNETES_DIR, 'overlays/production');
+const KUSTOMIZATIONS = { base: BASE, 'overlays/production': PRODUCTION };
+
+/** The schema model for every kind the manifests may contain; anything else fails the test. */
+const MODELS: Record<string, new (o: never) => { validate(): void }> = {
+  'v1/ConfigMap': ConfigMap,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
+  'v1/Service': Service,
+  'apps/v1/Deployment': Deployment,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
+};
+
+interface Container {
+  name: string;
+  args?: string[];
+  ports?: Array<{ name?: string; containerPort: number }>;
+  livenessProbe?: { httpGet?: { path: string; port: string | number } };
+  readinessProbe?: { httpGet?: { path: string; port: string | number } };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: Record<string, unknown>;
+  volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
+}
+interface Volume {
+  name: string;
+  configMap?: { name: string; items?: Array<{ key: string; path: string }> };
+  secret?: { secretName: string; items?: Array<{ key: string; path: string }> };
+  persistentVolumeClaim?: { claimName: string };
+  emptyDir?: object;
+}
+interface DeploymentShape extends K8sObject {
+  spec: {
+    replicas: number;
+    strategy: { type: string };
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: {
+        terminationGracePeriodSeconds: number;
+        securityContext: Record<string, unknown>;
+        containers: Container[];
+        volumes: Volume[];
+      };
+    };
+  };
+}
+interface ConfigMapShape extends K8sObject {
+  data: Record<string, string>;
+}
+
+function deploymentOf(objects: K8sObject[]): DeploymentShape {
+  return find<DeploymentShape>(objects, 'Deployment', 'isa-monitor');
+}
+function container(d: DeploymentShape): Container {
+  const c = d.spec.template.spec.containers.find((x) => x.name === 'isa-monitor');
+  if (!c) throw new Error('no isa-monitor container');
+  return c;
+}
+function mountOf(d: DeploymentShape, volume: string): string {
+  const m = container(d).volumeMounts?.find((x) => x.name === volume);
+  if (!m) throw new Error(`volume ${volume} is not mounted`);
+  return m.mountPath;
+}
+/** Memory quantities like 128Mi / 1Gi in bytes. */
+function bytes(q: string): number {
+  const m = /^(\d+)(Ki|Mi|Gi)?$/.exec(q);
+  if (!m) throw new Error(`unexpected quantity ${q}`);
+  const unit: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, '': 1 };
+  return Number(m[1]) * (unit[m[2] ?? ''] ?? Number.NaN);
+}
+
+/** The monitor's configuration as the pod sees it: files resolved through the volumes. */
+function loadMountedConfig(objects: K8sObject[]) {
+  const d = deploymentOf(objects);
+  const args = container(d).args ?? [];
+  const configFile = args[args.indexOf('--config') + 1] ?? '';
+  const files = new Map<string, string>();
+  for (const v of d.spec.template.spec.volumes) {
+    if (v.configMap) {
+      const cm = find<ConfigMapShape>(objects, 'ConfigMap', v.configMap.name);
+      for (const item of v.configMap.items ?? []) {
+        const data = cm.data[item.key];
+        if (data !== undefined) files.set(path.posix.join(mountOf(d, v.name), item.path), data);
+      }
+    }
+    if (v.secret) {
+      // The Secret is created outside of git: stand in a key for every item the pod mounts.
+      for (const item of v.secret.items ?? []) {
+        files.set(path.posix.join(mountOf(d, v.name), item.path), `key-${item.key}`);
+      }
+    }
+  }
+  return loadConfig({
+    configFile,
+    env: {},
+    cwd: '/var/lib/isa-monitor',
+    readFile: (p) => {
+      const text = files.get(p);
+      if (text === undefined) throw Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT' });
+      return text;
+    },
+  });
+}
+
+describe.each(Object.entries(KUSTOMIZATIONS))('kustomization %s', (_name, dir) => {
+  const objects = build(dir);
+
+  it('validates every object against the Kubernetes and Prometheus Operator schemas', () => {
+    expect(objects.length).toBeGreaterThanOrEqual(7);
+    for (const o of objects) {
+      const Model = MODELS[`${o.apiVersion}/${o.kind}`];
+      expect(Model, `no schema model for ${o.apiVersion} ${o.kind}`).toBeDefined();
+      expect(() => new Model!(o as never).validate(), `${o.kind}/${o.metadata.name}`).not.toThrow();
+    }
+  });
+
+  it('mounts only ConfigMap keys that exist, and a configuration the monitor accepts', () => {
+    const d = deploymentOf(objects);
+    for (const v of d.spec.template.spec.volumes) {
+      if (!v.configMap) continue;
+      const cm = find<ConfigMapShape>(objects, 'ConfigMap', v.configMap.name);
+      expect(v.configMap.items?.length, `volume ${v.name} names its keys`).toBeGreaterThan(0);
+      for (const item of v.configMap.items ?? []) {
+        expect(Object.keys(cm.data), `ConfigMap ${cm.metadata.name}`).toContain(item.key);
+      }
+    }
+    const loaded = loadMountedConfig(objects);
+    expect(loaded.ok ? [] : loaded.problems).toEqual([]);
+    if (!loaded.ok) return;
+    // Each key comes from the mounted Secret, the ledger lives on the claim.
+    expect(loaded.config.stateFile.startsWith(`${mountOf(d, 'ledger')}/`)).toBe(true);
+    expect(loaded.config.listen.port).toBe(container(d).ports?.[0]?.containerPort);
+    // Room for the graceful stop, and for the HTTP server and process to exit after it.
+    expect(d.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(
+      loaded.config.shutdownTimeoutMs + 10_000,
+    );
+  });
+
+  it('runs one replica, replaced with Recreate, probed on /healthz and /readyz', () => {
+    const d = deploymentOf(objects);
+    expect(d.spec.replicas).toBe(1);
+    expect(d.spec.strategy.type).toBe('Recreate');
+    const c = container(d);
+    expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http-metrics' });
+    expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http-metrics' });
+    expect(c.ports?.map((p) => p.name)).toContain('http-metrics');
+  });
+
+  it('runs as non-root with a read-only root, no capabilities and the runtime seccomp profile', () => {
+    const d = deploymentOf(objects);
+    const pod = d.spec.template.spec.securityContext;
+    expect(pod['runAsNonRoot']).toBe(true);
+    expect(pod['runAsUser']).not.toBe(0);
+    expect(pod['seccompProfile']).toEqual({ type: 'RuntimeDefault' });
+    const c = container(d).securityContext ?? {};
+    expect(c['readOnlyRootFilesystem']).toBe(true);
+    expect(c['allowPrivilegeEscalation']).toBe(false);
+    expect(c['capabilities']).toEqual({ drop: ['ALL'] });
+    // The only writable place is the ledger's claim.
+    const writable = container(d).volumeMounts?.filter((m) => !m.readOnly) ?? [];
+    expect(writable.map((m) => m.name)).toEqual(['ledger']);
+    const ledger = d.spec.template.spec.volumes.find((v) => v.name === 'ledger');
+    find(objects, 'PersistentVolumeClaim', ledger?.persistentVolumeClaim?.claimName);
+  });
+
+  it('requests no more than it limits', () => {
+    const r = container(deploymentOf(objects)).resources;
+    expect(r?.requests?.['cpu']).toBeDefined();
+    expect(bytes(r?.requests?.['memory'] ?? '')).toBeLessThanOrEqual(
+      bytes(r?.limits?.['memory'] ?? ''),
+    );
+  });
+
+  it('connects Service, ServiceMonitor and pod by labels and port name, as job isa-monitor', () => {
+    const d = deploymentOf(objects);
+    const service = find<
+      K8sObject & {
+        spec: {
+          selector: Record<string, string>;
+          ports: Array<{ name: string; targetPort: string }>;
+        };
+      }
+    >(objects, 'Service');
+    // The Operator names the job after the Service; the shipped rules select job="isa-monitor".
+    expect(service.metadata.name).toBe('isa-monitor');
+    expect(d.spec.template.metadata.labels).toMatchObject(service.spec.selector);
+    expect(d.spec.template.metadata.labels).toMatchObject(d.spec.selector.matchLabels);
+    const portNames = container(d).ports?.map((p) => p.name);
+    for (const p of service.spec.ports) expect(portNames).toContain(p.targetPort);
+    const sm = find<
+      K8sObject & {
+        spec: {
+          jobLabel?: string;
+          selector: { matchLabels: Record<string, string> };
+          endpoints: Array<{ port: string; interval: string }>;
+        };
+      }
+    >(objects, 'ServiceMonitor');
+    expect(sm.spec.jobLabel).toBeUndefined();
+    expect(service.metadata.labels).toMatchObject(sm.spec.selector.matchLabels);
+    for (const e of sm.spec.endpoints) {
+      expect(service.spec.ports.map((p) => p.name)).toContain(e.port);
+      // The rules' timings are measured at a 15 s interval (docs/alerts.md).
+      expect(e.interval).toBe('15s');
+    }
+  });
+
+  it('carries exactly the shipped rule groups in its PrometheusRule', () => {
+    const rule = find<K8sObject & { spec: { groups: unknown } }>(objects, 'PrometheusRule');
+    const shipped = parse(readFileSync(RULES_FILE, 'utf8')) as { groups: unknown };
+    expect(rule.spec.groups).toEqual(shipped.groups);
+  });
+
+  it("carries every dashboard in a ConfigMap labelled for Grafana's sidecar", () => {
+    const cm = find<ConfigMapShape>(objects, 'ConfigMap', 'isa-monitor-dashboards');
+    expect(cm.metadata.labels?.['grafana_dashboard']).toBe('1');
+    const dashboards = readdirSync(DASHBOARDS_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
+    expect(Object.keys(cm.data).sort()).toEqual(dashboards);
+    for (const f of dashboards) {
+      expect(JSON.parse(cm.data[f] ?? '')).toEqual(
+        JSON.parse(readFileSync(path.join(DASHBOARDS_DIR, f), 'utf8')),
+      );
+    }
+    // A ConfigMap holds at most 1 MiB.
+    expect(Buffer.byteLength(JSON.stringify(cm.data))).toBeLessThan(2 ** 20);
+  });
+});
+
+describe('the production overlay', () => {
+  const objects = build(PRODUCTION);
+
+  it('sets the namespace, the image and the label a kube-prometheus-stack Prometheus selects', () => {
+    for (const o of objects)
+      expect(o.metadata.namespace, `${o.kind}/${o.metadata.name}`).toBe('monitoring');
+    expect(container(deploymentOf(objects)).args).toBeDefined();
+    const image = (
+      deploymentOf(objects).spec.template.spec.containers[0] as unknown as { image: string }
+    ).image;
+    expect(image).toBe('registry.example.com/isa-monitor:0.1.0');
+    for (const kind of ['ServiceMonitor', 'PrometheusRule']) {
+      expect(find(objects, kind).metadata.labels?.['release']).toBe('kube-prometheus-stack');
+    }
+  });
+});
+
+describe('the plain-Prometheus scrape example', () => {
+  const file = path.join(KUBERNETES_DIR, 'plain-prometheus/prometheus.yml');
+  const config = parse(readFileSync(file, 'utf8')) as {
+    rule_files: string[];
+    scrape_configs: Array<{
+      job_name: string;
+      scrape_interval: string;
+      relabel_configs: Array<{ source_labels?: string[]; regex?: string; action?: string }>;
+    }>;
+  };
+  const service = find<K8sObject & { spec: { ports: Array<{ name: string }> } }>(
+    build(BASE),
+    'Service',
+  );
+
+  it('keeps only the isa-monitor Service metrics port, as job isa-monitor', () => {
+    // Debian's promtool 2.42 is built without Kubernetes service discovery, so
+    // `promtool check config` cannot read this file here; these checks stand in for it.
+    const [job] = config.scrape_configs;
+    expect(job?.job_name).toBe('isa-monitor');
+    expect(job?.scrape_interval).toBe('15s');
+    const keeps = job?.relabel_configs.filter((r) => r.action === 'keep') ?? [];
+    const byLabel = Object.fromEntries(
+      keeps.map((r) => [r.source_labels?.[0], new RegExp(`^(?:${r.regex})$`)]),
+    );
+    expect(
+      byLabel['__meta_kubernetes_service_label_app_kubernetes_io_name']?.test(
+        service.metadata.labels?.['app.kubernetes.io/name'] ?? '',
+      ),
+    ).toBe(true);
+    expect(
+      byLabel['__meta_kubernetes_endpoint_port_name']?.test(service.spec.ports[0]?.name ?? ''),
+    ).toBe(true);
+  });
+
+  it('loads the shipped rules file', () => {
+    expect(config.rule_files.map((f) => path.resolve(path.dirname(file), f))).toEqual([RULES_FILE]);
+  });
+});
