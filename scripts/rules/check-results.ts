@@ -1,0 +1,191 @@
+/**
+ * What a scenario's events mean to the monitor: each minute's ping or lifecycle event becomes the
+ * CheckResult a real run would have produced, handed to the daemon's real Recorder at the moment
+ * the run finished. This is the only part of the rule-test generator that knows the shape of a
+ * check result; everything after it (recording, rendering, encoding) reads what the recorder wrote.
+ *
+ * Time model: the scenario starts at Unix time 0. The ping of minute m starts at m·60 + 1 s and
+ * finishes after its duration; a lifecycle run of minute m finishes at m·60 + 50 s. Sessions open
+ * are set at the start of each minute.
+ */
+import type { CheckResult } from '../../src/checks/check.js';
+import {
+  LIFECYCLE_RESULTS,
+  type ContractResult,
+  type LifecycleResult,
+  type PingResult,
+  type QualifyOutcome,
+} from '../../src/checks/results.js';
+import type { Recorder } from '../../src/metrics/recorder.js';
+import type { MetricsEnvironment } from '../../src/metrics/registry.js';
+import { NO_EVENT, expandTimeline, type EnvironmentSpec } from './scenarios.js';
+
+/** What one ping event is: its result, how long it took (timeouts at elapsed time), its status. */
+export const PING_EVENTS: Readonly<
+  Record<string, { result: PingResult; seconds: number; code: string }>
+> = {
+  ok: { result: 'ok', seconds: 0.05, code: '200' },
+  slow_elevated: { result: 'ok', seconds: 0.3, code: '200' },
+  slow_warning: { result: 'ok', seconds: 0.7, code: '200' },
+  slow_critical: { result: 'ok', seconds: 2, code: '200' },
+  // The 10 s timeout fires a little after 10 s: above the le="10" bucket, like the real thing.
+  timeout: { result: 'timeout', seconds: 10.001, code: 'none' },
+  server_error: { result: 'server_error', seconds: 0.05, code: '500' },
+  network_error: { result: 'network_error', seconds: 0.005, code: 'none' },
+  unauthorized: { result: 'unauthorized', seconds: 0.05, code: '401' },
+  rate_limited: { result: 'rate_limited', seconds: 0.05, code: '429' },
+  unexpected_status: { result: 'unexpected_status', seconds: 0.05, code: '404' },
+  invalid_body: { result: 'invalid_body', seconds: 0.05, code: '200' },
+};
+
+/**
+ * What the lifecycle check finds on the way to each result: the final qualify status (null when
+ * the run ended before one was known) and the closed-session check (null when no close was
+ * confirmed, so nothing was verified). These are the check's facts, not its metrics.
+ */
+const LIFECYCLE_FACTS: Readonly<
+  Record<LifecycleResult, { qualify: QualifyOutcome | null; closedGone: ContractResult | null }>
+> = {
+  success: { qualify: 'available', closedGone: 'pass' },
+  create_failed: { qualify: null, closedGone: null },
+  qualify_failed: { qualify: 'failed', closedGone: 'pass' },
+  qualify_timeout: { qualify: 'timeout', closedGone: 'pass' },
+  unexpected_outcome: { qualify: 'no_service', closedGone: 'pass' },
+  close_failed: { qualify: 'available', closedGone: null },
+  not_gone_after_close: { qualify: 'available', closedGone: 'fail' },
+  unauthorized: { qualify: null, closedGone: null },
+  rate_limited: { qualify: null, closedGone: null },
+  address_validation_unavailable: { qualify: null, closedGone: null },
+  error: { qualify: null, closedGone: null },
+};
+
+const LIFECYCLE_SECONDS = 20;
+
+/** Something the daemon records at scenario second `at`. */
+export interface RecordedEvent {
+  at: number;
+  record(recorder: Recorder): void;
+}
+
+/** The configuration the registry exports for an environment (thresholds, ping interval). */
+export function metricsEnvironment(name: string, spec: EnvironmentSpec): MetricsEnvironment {
+  const t = spec.thresholds ?? { expected: 0.1, warning: 0.5, critical: 1 };
+  return {
+    name,
+    thresholds: {
+      expectedMs: t.expected * 1000,
+      warningMs: t.warning * 1000,
+      criticalMs: t.critical * 1000,
+    },
+    pingIntervalMs: (spec.interval ?? 60) * 1000,
+  };
+}
+
+/** Every event of one environment's timelines, as the recorder would receive it. */
+export function environmentEvents(
+  environment: string,
+  spec: EnvironmentSpec,
+  minutes: number,
+): RecordedEvent[] {
+  const events: RecordedEvent[] = [];
+  expandTimeline(spec.ping ?? '', minutes, 'ok').forEach((event, m) => {
+    const ping = pingEvent(event);
+    if (!ping) return;
+    const start = m * 60 + 1;
+    const result = pingResult(environment, ping, start);
+    events.push({ at: start + ping.seconds, record: (r) => r.recordResult(result) });
+  });
+  expandTimeline(spec.lifecycle ?? '', minutes, NO_EVENT).forEach((event, m) => {
+    const outcome = lifecycleEvent(event);
+    if (!outcome) return;
+    const finish = m * 60 + 50;
+    const result = lifecycleResult(environment, outcome, finish - LIFECYCLE_SECONDS);
+    events.push({ at: finish, record: (r) => r.recordResult(result) });
+  });
+  expandTimeline(spec.sessions ?? '', minutes, '0').forEach((v, m) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0)
+      throw new Error(`sessions must be whole numbers, got "${v}"`);
+    events.push({ at: m * 60, record: (r) => r.setSessionsOpen(environment, n) });
+  });
+  return events;
+}
+
+/** A ping event's result and duration; `ok@0.6` overrides the duration of a named event. */
+function pingEvent(event: string): (typeof PING_EVENTS)[string] | null {
+  if (event === NO_EVENT) return null;
+  const [name = '', override] = event.split('@');
+  const known = PING_EVENTS[name];
+  if (!known)
+    throw new Error(
+      `unknown ping event "${event}"; known: ${Object.keys(PING_EVENTS).join(', ')}, -`,
+    );
+  if (override === undefined) return known;
+  const seconds = Number(override);
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new Error(`bad duration in ping event "${event}"`);
+  return { ...known, seconds };
+}
+
+function lifecycleEvent(event: string): LifecycleResult | null {
+  if (event === NO_EVENT) return null;
+  if (!(LIFECYCLE_RESULTS as readonly string[]).includes(event)) {
+    throw new Error(
+      `unknown lifecycle event "${event}"; known: ${LIFECYCLE_RESULTS.join(', ')}, -`,
+    );
+  }
+  return event as LifecycleResult;
+}
+
+function pingResult(
+  environment: string,
+  ping: (typeof PING_EVENTS)[string],
+  startSeconds: number,
+): CheckResult {
+  const ok = ping.result === 'ok';
+  const durationMs = Math.round(ping.seconds * 1000);
+  return {
+    check: 'ping',
+    environment,
+    outcome: ok ? 'pass' : 'fail',
+    reason: ok ? null : ping.result,
+    latencyClass: null,
+    qualifyStatus: null,
+    startedAt: startSeconds * 1000,
+    durationMs,
+    steps: [],
+    ping: { result: ping.result, durationMs, phases: {}, up: ok },
+    responses: [{ operation: 'ping', code: ping.code }],
+    contractChecks: [],
+  };
+}
+
+function lifecycleResult(
+  environment: string,
+  result: LifecycleResult,
+  startSeconds: number,
+): CheckResult {
+  const facts = LIFECYCLE_FACTS[result];
+  return {
+    check: 'lifecycle',
+    environment,
+    outcome: result === 'success' ? 'pass' : 'fail',
+    reason: result === 'success' ? null : result,
+    latencyClass: null,
+    qualifyStatus: facts.qualify,
+    startedAt: startSeconds * 1000,
+    durationMs: LIFECYCLE_SECONDS * 1000,
+    steps: [],
+    lifecycle: {
+      result,
+      qualifyOutcome: facts.qualify,
+      qualifyDurationMs: null,
+      stepDurationsMs: {},
+      pollStatuses: [],
+      serviceDataSet: null,
+    },
+    responses: [],
+    contractChecks:
+      facts.closedGone === null ? [] : [{ check: 'closed_session_gone', result: facts.closedGone }],
+  };
+}
