@@ -213,7 +213,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     }
     if (!(await waitUnlessClosed(context.faults.latencyMs, res))) return;
     const terminal = context.faults.terminal;
-    if (terminal) return applyTerminalFault(terminal, req, res);
+    if (terminal) return applyTerminalFault(terminal, context.endpoint, req, res);
     next();
   });
 
@@ -263,7 +263,12 @@ const MAINTENANCE_PAGE =
   '<!DOCTYPE html>\n<html>\n<head><title>Scheduled maintenance</title></head>\n' +
   '<body><h1>We&rsquo;ll be right back</h1><p>The service is undergoing scheduled maintenance.</p></body>\n</html>\n';
 
-function applyTerminalFault(fault: TerminalFault, req: Request, res: Response): void {
+function applyTerminalFault(
+  fault: TerminalFault,
+  endpoint: string | null,
+  req: Request,
+  res: Response,
+): void {
   switch (fault.kind) {
     case 'status':
       sendStatusFault(res, fault.status, fault.retryAfterSeconds);
@@ -275,9 +280,10 @@ function applyTerminalFault(fault: TerminalFault, req: Request, res: Response): 
       req.socket.destroy();
       return;
     case 'malformed':
-      // Looks like JSON, is not: a body cut off mid-way.
+      // Looks like JSON, is not: a successful answer's body cut off mid-way, so a client gets
+      // past the status code to the body (201 for a session creation, 200 elsewhere).
       res
-        .status(200)
+        .status(endpoint === 'create_session' ? 201 : 200)
         .type('application/json')
         .send('{"message":"ok","request_status":"ok","data":[{"provider_id":"1002');
       return;
