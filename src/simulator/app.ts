@@ -143,6 +143,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
         {
           method: req.method,
           url: req.originalUrl,
+          // The id the answer carries (header and error body): what a client reports back.
+          requestId: ctx(res).requestId,
           environment: ctx(res).environment,
           status: res.statusCode,
           faults: ctx(res).faults?.applied,
