@@ -52,11 +52,11 @@ function scenario(partial: Partial<Scenario> & Pick<Scenario, 'environments'>): 
 }
 
 const readByRules = namesReadByRules(rulesText);
-const buildSeries = (s: Scenario, scrapeSeconds: number, target: typeof TARGET) =>
+const recorded = (s: Scenario, scrapeSeconds: number, target: typeof TARGET) =>
   recordSeries(s, scrapeSeconds, target, (name) => readByRules.has(name));
 
 function series(
-  list: Awaited<ReturnType<typeof buildSeries>>,
+  list: Awaited<ReturnType<typeof recorded>>,
   metric: string,
   labels: Record<string, string> = {},
 ) {
@@ -157,9 +157,9 @@ describe('reading the exposition', () => {
 });
 
 describe('the series the real recorder writes for a scenario', () => {
-  let built: Awaited<ReturnType<typeof buildSeries>> = [];
+  let built: Awaited<ReturnType<typeof recorded>> = [];
   beforeAll(async () => {
-    built = await buildSeries(
+    built = await recorded(
       scenario({
         minutes: 8,
         monitor: '6*up down absent',
@@ -217,7 +217,7 @@ describe('the series the real recorder writes for a scenario', () => {
   });
 
   it('writes Prometheus 3 bucket labels on request', async () => {
-    const p3 = await buildSeries(
+    const p3 = await recorded(
       scenario({ le_style: 'prometheus3', environments: { production: {} } }),
       15,
       TARGET,
@@ -231,7 +231,7 @@ describe('the series the real recorder writes for a scenario', () => {
   });
 
   it('records the qualify outcome and the 410 check a lifecycle run found', async () => {
-    const runs = await buildSeries(
+    const runs = await recorded(
       scenario({
         environments: {
           production: { lifecycle: 'qualify_timeout not_gone_after_close create_failed' },
@@ -249,10 +249,10 @@ describe('the series the real recorder writes for a scenario', () => {
 
   it('rejects unknown events', async () => {
     await expect(
-      buildSeries(scenario({ environments: { p: { ping: 'slowish' } } }), 15, TARGET),
+      recorded(scenario({ environments: { p: { ping: 'slowish' } } }), 15, TARGET),
     ).rejects.toThrow(/unknown ping event "slowish"/);
     await expect(
-      buildSeries(scenario({ environments: { p: { lifecycle: 'oops' } } }), 15, TARGET),
+      recorded(scenario({ environments: { p: { lifecycle: 'oops' } } }), 15, TARGET),
     ).rejects.toThrow(/unknown lifecycle event "oops"/);
   });
 });
