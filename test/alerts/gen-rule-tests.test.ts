@@ -259,20 +259,26 @@ describe('the series the real recorder writes for a scenario', () => {
 
 describe('generateRuleTests', () => {
   const options = { ruleFile: '../isa-monitor.rules.yaml', source: 'inline.yaml' };
-
-  it('renders the expected annotations from the rules', async () => {
-    const text = await generateRuleTests(
+  /** A one-scenario file with the given alert checks, all at 1m. */
+  const generate = (checks: Array<{ alert: string; firing: string }>) =>
+    generateRuleTests(
       `scenarios:
   - name: x
     environments: { production: {} }
     checks:
-      - at: 1m
-        alert: IsaApiDown
-        firing: [{ environment: production, severity: critical, value: 5.13 }]
+${checks.map((c) => `      - { at: 1m, alert: ${c.alert}, firing: [${c.firing}] }`).join('\n')}
 `,
       rulesText,
       options,
     );
+
+  it('renders the expected annotations from the rules', async () => {
+    const text = await generate([
+      {
+        alert: 'IsaApiDown',
+        firing: '{ environment: production, severity: critical, value: 5.13 }',
+      },
+    ]);
     expect(text).toContain(
       'description: 5 pings to the production ISA API in the last 10 minutes failed with a server error, a timeout or a network error.',
     );
@@ -284,21 +290,16 @@ describe('generateRuleTests', () => {
   });
 
   it("renders annotations with Prometheus' own humanizeDuration and humanizePercentage", async () => {
-    const text = await generateRuleTests(
-      `scenarios:
-  - name: x
-    environments: { production: {} }
-    checks:
-      - at: 1m
-        alert: IsaMonitorStalled
-        firing: [{ environment: production, severity: critical, value: 434 }]
-      - at: 1m
-        alert: IsaQualifyTimeoutsRising
-        firing: [{ environment: production, severity: warning, value: 0.2308 }]
-`,
-      rulesText,
-      options,
-    );
+    const text = await generate([
+      {
+        alert: 'IsaMonitorStalled',
+        firing: '{ environment: production, severity: critical, value: 434 }',
+      },
+      {
+        alert: 'IsaQualifyTimeoutsRising',
+        firing: '{ environment: production, severity: warning, value: 0.2308 }',
+      },
+    ]);
     expect(text).toContain('to production 7m 14s ago.');
     expect(text).toContain('description: 23.08% of the lifecycle runs');
   });

@@ -99,21 +99,28 @@ const instant: Check = {
 };
 
 describe('Scheduler', () => {
-  it('fires a 1 s check once per second, on the second boundary', async () => {
+  /** Runs an instant check on the fake clock from `startIso` for `ms`; its runs' start times. */
+  async function onFakeClock(startIso: string, ms: number, options: Parameters<typeof setUp>[1]) {
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
     });
-    vi.setSystemTime(new Date('2026-01-01T12:00:00.300Z'));
-    const { runtime, scheduler, results } = await setUp(instant);
+    vi.setSystemTime(new Date(startIso));
+    const { runtime, scheduler, results } = await setUp(instant, options);
     scheduler.start();
-    expect(scheduler.schedule).toEqual([
-      { environment: 'production', check: 'ping', cron: '* * * * * *' },
-    ]);
-    await vi.advanceTimersByTimeAsync(3_000);
+    await vi.advanceTimersByTimeAsync(ms);
     vi.useRealTimers();
     await scheduler.stop(1_000);
     await runtime.close();
-    expect(results.map((r) => new Date(r.startedAt).toISOString())).toEqual([
+    return {
+      schedule: scheduler.schedule,
+      starts: results.map((r) => new Date(r.startedAt).toISOString()),
+    };
+  }
+
+  it('fires a 1 s check once per second, on the second boundary', async () => {
+    const { schedule, starts } = await onFakeClock('2026-01-01T12:00:00.300Z', 3_000, {});
+    expect(schedule).toEqual([{ environment: 'production', check: 'ping', cron: '* * * * * *' }]);
+    expect(starts).toEqual([
       '2026-01-01T12:00:01.000Z',
       '2026-01-01T12:00:02.000Z',
       '2026-01-01T12:00:03.000Z',
@@ -121,22 +128,13 @@ describe('Scheduler', () => {
   });
 
   it('fires at its fixed start offset inside the interval', async () => {
-    vi.useFakeTimers({
-      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
-    });
-    vi.setSystemTime(new Date('2026-01-01T12:00:00.000Z'));
     // Half of a 15 s interval: 7.5 s, rounded down to whole seconds.
-    const { runtime, scheduler, results } = await setUp(instant, {
+    const { schedule, starts } = await onFakeClock('2026-01-01T12:00:00.000Z', 40_000, {
       random: () => 0.5,
       intervalMs: 15_000,
     });
-    scheduler.start();
-    expect(scheduler.schedule[0]?.cron).toBe('7-59/15 * * * * *');
-    await vi.advanceTimersByTimeAsync(40_000);
-    vi.useRealTimers();
-    await scheduler.stop(1_000);
-    await runtime.close();
-    expect(results.map((r) => new Date(r.startedAt).toISOString())).toEqual([
+    expect(schedule[0]?.cron).toBe('7-59/15 * * * * *');
+    expect(starts).toEqual([
       '2026-01-01T12:00:07.000Z',
       '2026-01-01T12:00:22.000Z',
       '2026-01-01T12:00:37.000Z',
