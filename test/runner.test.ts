@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse } from '../src/api/client.js';
 import { CALLER_ABORT_CODE, DEADLINE_CODE } from '../src/api/transport-errors.js';
-import type { Check, CheckContext, CheckOutcome } from '../src/checks/check.js';
+import type { AnyCheck, CheckContext, CheckOutcome } from '../src/checks/check.js';
+import { pingCheck } from '../src/checks/ping.js';
 import { BackoffGate } from '../src/limits/backoff-gate.js';
 import { RequestBudget } from '../src/limits/request-budget.js';
 import { runCheck, type RunOptions } from '../src/runner.js';
@@ -33,11 +34,12 @@ afterAll(async () => {
   await new Promise<void>((resolve) => silent.close(() => resolve()));
 });
 
-function check(run: (ctx: CheckContext) => Promise<CheckOutcome>): Check {
-  return { name: 'ping', run };
+/** A check with the ping check's declarations and a run of the test's own. */
+function check(run: (ctx: CheckContext) => Promise<CheckOutcome<null>>): AnyCheck {
+  return { ...pingCheck, run };
 }
 
-async function run(c: Check, overrides: Partial<RunOptions> = {}) {
+async function run(c: AnyCheck, overrides: Partial<RunOptions> = {}) {
   const environment = testEnvironment(silentUrl);
   const client = new ApiClient({ baseUrl: silentUrl, apiKey: environment.apiKey, userAgent: 't' });
   const { log, lines } = captureLogger();
@@ -74,7 +76,7 @@ function pingWithTimeout(
     ctx.step('ping', response);
     seen.response = response;
     seen.aborted = ctx.signal.aborted;
-    return { outcome: 'fail', reason: 'timeout' };
+    return { outcome: 'fail', reason: 'timeout', facts: null };
   });
 }
 
@@ -101,7 +103,7 @@ describe('the run deadline and a request timeout', () => {
 describe('how a failed run is classified', () => {
   const hang = check(async (ctx) => {
     await ctx.sleep(60_000);
-    return { outcome: 'pass', reason: null };
+    return { outcome: 'pass', reason: null, facts: null };
   });
 
   it('is a timeout when the deadline ended it', async () => {
@@ -117,7 +119,7 @@ describe('how a failed run is classified', () => {
     const started = check(async (ctx) => {
       queueMicrotask(() => shutdown.abort());
       await ctx.sleep(60_000);
-      return { outcome: 'pass', reason: null };
+      return { outcome: 'pass', reason: null, facts: null };
     });
     const { result } = await run(started, { signal: shutdown.signal });
     expect(result).toMatchObject({ outcome: 'fail', reason: 'timeout' });
@@ -134,7 +136,7 @@ describe('how a failed run is classified', () => {
   });
 
   it('keeps the outcome the check returned', async () => {
-    const ok = check(() => Promise.resolve({ outcome: 'pass', reason: null }));
+    const ok = check(() => Promise.resolve({ outcome: 'pass', reason: null, facts: null }));
     const { result } = await run(ok);
     expect(result).toMatchObject({ outcome: 'pass', reason: null, check: 'ping' });
   });
@@ -148,7 +150,7 @@ describe('cleanups', () => {
       ctx.cleanup(() => Promise.reject(new Error('close failed')));
       ctx.cleanup(async () => void order.push('last registered'));
       order.push('check returned');
-      return { outcome: 'pass', reason: null };
+      return { outcome: 'pass', reason: null, facts: null };
     });
     const { result, lines } = await run(c);
     expect(order).toEqual(['check returned', 'last registered', 'first registered']);
@@ -176,7 +178,7 @@ describe('cleanups', () => {
         inCleanup.slept = true;
       });
       await ctx.sleep(60_000);
-      return { outcome: 'pass', reason: null };
+      return { outcome: 'pass', reason: null, facts: null };
     });
     const { result } = await run(c, { timeoutMs: 30 });
     expect(result.reason).toBe('timeout');
@@ -190,7 +192,7 @@ describe('cleanups', () => {
       ctx.cleanup(async () => void (cleaned = true));
       queueMicrotask(() => shutdown.abort());
       await ctx.sleep(60_000);
-      return { outcome: 'pass', reason: null };
+      return { outcome: 'pass', reason: null, facts: null };
     });
     await run(c, { signal: shutdown.signal });
     expect(cleaned).toBe(true);
@@ -202,7 +204,7 @@ describe('cleanups', () => {
       ctx.cleanup(async () => {
         await ctx.sleep(60_000).catch(() => (cleanupAborted = true));
       });
-      return { outcome: 'pass', reason: null };
+      return { outcome: 'pass', reason: null, facts: null };
     });
     const { result } = await run(c, { cleanupTimeoutMs: 30 });
     expect(cleanupAborted).toBe(true);

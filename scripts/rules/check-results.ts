@@ -11,13 +11,19 @@
 import type { CheckResult } from '../../src/checks/check.js';
 import {
   LIFECYCLE_RESULTS,
-  type ContractResult,
+  lifecycleCheck,
+  type LifecycleFacts,
   type LifecycleResult,
-  type PingResult,
   type QualifyOutcome,
-} from '../../src/checks/results.js';
+} from '../../src/checks/lifecycle.js';
+import { pingCheck, type PingFacts, type PingResult } from '../../src/checks/ping.js';
+import {
+  formatProblems,
+  validateConfigDocument,
+  type EnvironmentConfig,
+} from '../../src/config/index.js';
 import type { Recorder } from '../../src/metrics/recorder.js';
-import type { MetricsEnvironment } from '../../src/metrics/registry.js';
+import type { ContractResult } from '../../src/vocabulary.js';
 import { NO_EVENT, expandTimeline, type EnvironmentSpec } from './scenarios.js';
 
 /** What one ping event is: its result, how long it took (timeouts at elapsed time), its status. */
@@ -67,18 +73,39 @@ export interface RecordedEvent {
   record(recorder: Recorder): void;
 }
 
-/** The configuration the registry exports for an environment (thresholds, ping interval). */
-export function metricsEnvironment(name: string, spec: EnvironmentSpec): MetricsEnvironment {
-  const t = spec.thresholds ?? { expected: 0.1, warning: 0.5, critical: 1 };
-  return {
-    name,
-    thresholds: {
-      expectedMs: t.expected * 1000,
-      warningMs: t.warning * 1000,
-      criticalMs: t.critical * 1000,
+/**
+ * The configuration of the scenario's environments (thresholds, ping interval), built by the
+ * daemon's own config validation so the configuration gauges are what a config file would give.
+ */
+export function environmentConfigs(
+  environments: Readonly<Record<string, EnvironmentSpec>>,
+): EnvironmentConfig[] {
+  const ms = (seconds: number) => `${Math.round(seconds * 1000)}ms`;
+  const loaded = validateConfigDocument(
+    {
+      environments: Object.entries(environments).map(([name, spec]) => {
+        const t = spec.thresholds;
+        return {
+          name,
+          base_url: 'http://127.0.0.1:1',
+          api_key_env: 'ISA_RULE_TEST_KEY',
+          ...(t && {
+            thresholds: {
+              expected: ms(t.expected),
+              warning: ms(t.warning),
+              critical: ms(t.critical),
+            },
+          }),
+          ping: { interval: ms(spec.interval ?? 60) },
+          // Lifecycle runs are synthetic here; the check only needs a valid section.
+          lifecycle: { addresses: [{ street1: '2 Pending Ave', zip: '80202' }] },
+        };
+      }),
     },
-    pingIntervalMs: (spec.interval ?? 60) * 1000,
-  };
+    { env: { ISA_RULE_TEST_KEY: 'rule-test-key' } },
+  );
+  if (!loaded.ok) throw new Error(`scenario environments: ${formatProblems(loaded.problems)}`);
+  return loaded.config.environments;
 }
 
 /** Every event of one environment's timelines, as the recorder would receive it. */
@@ -141,20 +168,26 @@ function pingResult(
   environment: string,
   ping: (typeof PING_EVENTS)[string],
   startSeconds: number,
-): CheckResult {
+): CheckResult<PingFacts> {
   const ok = ping.result === 'ok';
   const durationMs = Math.round(ping.seconds * 1000);
+  const facts: PingFacts = {
+    result: ping.result,
+    durationMs,
+    phases: {},
+    up: ok,
+    latencyClass: null,
+  };
   return {
-    check: 'ping',
+    check: pingCheck.name,
     environment,
     outcome: ok ? 'pass' : 'fail',
     reason: ok ? null : ping.result,
-    latencyClass: null,
-    qualifyStatus: null,
+    summary: pingCheck.summary(facts),
     startedAt: startSeconds * 1000,
     durationMs,
     steps: [],
-    ping: { result: ping.result, durationMs, phases: {}, up: ok },
+    facts,
     responses: [{ operation: 'ping', code: ping.code }],
     contractChecks: [],
   };
@@ -164,28 +197,28 @@ function lifecycleResult(
   environment: string,
   result: LifecycleResult,
   startSeconds: number,
-): CheckResult {
-  const facts = LIFECYCLE_FACTS[result];
+): CheckResult<LifecycleFacts> {
+  const found = LIFECYCLE_FACTS[result];
+  const facts: LifecycleFacts = {
+    result,
+    qualifyOutcome: found.qualify,
+    qualifyDurationMs: null,
+    stepDurationsMs: {},
+    pollStatuses: [],
+    serviceDataSet: null,
+  };
   return {
-    check: 'lifecycle',
+    check: lifecycleCheck.name,
     environment,
     outcome: result === 'success' ? 'pass' : 'fail',
     reason: result === 'success' ? null : result,
-    latencyClass: null,
-    qualifyStatus: facts.qualify,
+    summary: lifecycleCheck.summary(facts),
     startedAt: startSeconds * 1000,
     durationMs: LIFECYCLE_SECONDS * 1000,
     steps: [],
-    lifecycle: {
-      result,
-      qualifyOutcome: facts.qualify,
-      qualifyDurationMs: null,
-      stepDurationsMs: {},
-      pollStatuses: [],
-      serviceDataSet: null,
-    },
+    facts,
     responses: [],
     contractChecks:
-      facts.closedGone === null ? [] : [{ check: 'closed_session_gone', result: facts.closedGone }],
+      found.closedGone === null ? [] : [{ check: 'closed_session_gone', result: found.closedGone }],
   };
 }

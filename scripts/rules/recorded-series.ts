@@ -11,7 +11,7 @@
  */
 import { createMetrics } from '../../src/metrics/registry.js';
 import { Recorder } from '../../src/metrics/recorder.js';
-import { environmentEvents, metricsEnvironment, type RecordedEvent } from './check-results.js';
+import { environmentConfigs, environmentEvents, type RecordedEvent } from './check-results.js';
 import { monitorTimeline, scenarioMinutes, type Scenario, type Target } from './scenarios.js';
 import {
   expositionReader,
@@ -38,12 +38,15 @@ export async function recordSeries(
   const minutes = scenarioMinutes(scenario);
   const monitor = monitorTimeline(scenario);
   const environments = Object.entries(scenario.environments);
+  const configs = environmentConfigs(scenario.environments);
+  // Every check is enabled in a scenario's environments: their series all exist, as by default.
   const metrics = createMetrics({
-    environments: environments.map(([name, spec]) => metricsEnvironment(name, spec)),
+    environments: configs.map((env) => ({ name: env.name })),
     build: { version: '0.0.0', revision: 'test', nodejs: process.version },
     collectDefaultMetrics: false,
   });
   const recorder = new Recorder(metrics);
+  for (const env of configs) recorder.describeEnvironment(env);
   // Stable sort: events of the same second keep their timeline order.
   const events: RecordedEvent[] = environments
     .flatMap(([name, spec]) => environmentEvents(name, spec, minutes))

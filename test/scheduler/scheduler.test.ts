@@ -3,9 +3,10 @@
  * and overlap, back-off and shutdown are driven tick by tick with checks the test releases.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Check, CheckOutcome, CheckResult } from '../../src/checks/check.js';
+import type { AnyCheck, CheckResult } from '../../src/checks/check.js';
+import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import { pingCheck } from '../../src/checks/ping.js';
-import type { CheckName, SkipReason } from '../../src/checks/results.js';
+import type { SkipReason } from '../../src/vocabulary.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import {
   captureLogger,
@@ -24,8 +25,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const noLifecycle: Check = {
-  name: 'lifecycle',
+const noLifecycle: AnyCheck = {
+  ...lifecycleCheck,
   run: () => Promise.reject(new Error('not scheduled in these tests')),
 };
 
@@ -34,9 +35,9 @@ function heldPing() {
   const waiting: Array<() => void> = [];
   let started = 0;
   let notify: () => void = () => {};
-  const check: Check = {
-    name: 'ping',
-    async run(ctx): Promise<CheckOutcome> {
+  const check: AnyCheck = {
+    ...pingCheck,
+    async run(ctx) {
       started++;
       notify();
       ctx.cleanup(async () => void cleanups.push(started));
@@ -63,7 +64,7 @@ function heldPing() {
 }
 
 async function setUp(
-  check: Check,
+  check: AnyCheck,
   {
     random = (): number => 0,
     intervalMs = 1_000,
@@ -76,11 +77,11 @@ async function setUp(
   });
   const { runtime } = await testRuntime(env);
   const results: CheckResult[] = [];
-  const skips: Array<{ check: CheckName; reason: SkipReason }> = [];
+  const skips: Array<{ check: string; reason: SkipReason }> = [];
   let resultSeen: () => void = () => {};
   const scheduler = new Scheduler({
     environments: [runtime],
-    checks: { ping: check, lifecycle: noLifecycle },
+    checks: [check, noLifecycle],
     onResult: (r) => {
       results.push(r);
       resultSeen();
@@ -93,9 +94,9 @@ async function setUp(
   return { runtime, scheduler, results, skips, nextResult };
 }
 
-const instant: Check = {
-  name: 'ping',
-  run: () => Promise.resolve({ outcome: 'pass', reason: null }),
+const instant: AnyCheck = {
+  ...pingCheck,
+  run: () => Promise.resolve({ outcome: 'pass', reason: null, facts: null }),
 };
 
 describe('Scheduler', () => {
