@@ -87,6 +87,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       case 'sessions_open':
         recorder.setSessionsOpen(event.environment, event.count);
         break;
+      case 'lag':
+        recorder.recordMeasurementLag(event.samplesMs);
+        break;
       case 'log':
         logger[event.level](event.fields, event.msg);
         break;

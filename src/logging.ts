@@ -3,8 +3,15 @@
  * never reach a log line: known secret fields are redacted by path, and as a last line of defence
  * every configured API key is scrubbed from each serialised line before it is written.
  */
+import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type { PrettyStream } from 'pino-pretty';
+
+/** pino-pretty is loaded only for a terminal: a daemon logging JSON never holds it. */
+function prettyStream(): PrettyStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l' });
+}
 
 export interface LoggerOptions {
   level: string;
@@ -46,9 +53,7 @@ export function createLogger(opts: LoggerOptions): Logger {
 export function standardDestination(
   usePretty: boolean = process.stdout.isTTY === true,
 ): DestinationStream {
-  return usePretty
-    ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l' })
-    : pino.destination(1);
+  return usePretty ? prettyStream() : pino.destination(1);
 }
 
 /** A destination that holds its lines until `release()`. */

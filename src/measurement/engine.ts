@@ -10,6 +10,7 @@ import { withFields } from '../checks/logger.js';
 import { EnvironmentRuntime } from '../environment.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { SessionLedger } from '../sessions/ledger.js';
+import { startLagSampler } from './lag.js';
 import {
   plainFields,
   type LogLevel,
@@ -64,10 +65,12 @@ export async function startEngine(
     onSkip: (environment, check, reason) => emit({ type: 'skip', environment, check, reason }),
   });
   scheduler.start();
+  const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
   emit({ type: 'ready', schedule: scheduler.schedule, leftoverSessions: ledger.list().length });
 
   return {
     async stop(graceMs: number) {
+      lag.stop();
       await scheduler.stop(graceMs);
       await Promise.all(environments.map((env) => env.close()));
       const open = ledger.list().length;

@@ -15,6 +15,7 @@ export type MeasurementEvent =
   | { type: 'skip'; environment: string; check: string; reason: SkipReason }
   | { type: 'sessions_open'; environment: string; count: number }
   | { type: 'log'; level: LogLevel; fields: Record<string, unknown>; msg: string }
+  | { type: 'lag'; samplesMs: number[] }
   | { type: 'stopped' }
   | { type: 'fatal'; message: string };
 

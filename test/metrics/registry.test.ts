@@ -130,6 +130,8 @@ const CONTRACT: Array<{
 
 const DEFINITIONS = Object.values(METRICS) as MetricDefinition[];
 
+/** Metrics of the monitor process itself, without an `environment` label. */
+const MONITOR_WIDE = ['isa_monitor_build_info', 'isa_measurement_event_loop_lag_seconds'];
 describe('createMetrics', () => {
   it('registers every metric of contract §4 with its type and labels', async () => {
     const { registry } = testMetrics();
@@ -157,7 +159,8 @@ describe('createMetrics', () => {
       expect(def.name).toMatch(/^isa_[a-z0-9_]+$/);
       if (def.type === 'counter') expect(def.name).toMatch(/_total$/);
       else expect(def.name).not.toMatch(/_total$/);
-      if (def.name !== 'isa_monitor_build_info') expect(def.labels).toContain('environment');
+      // The monitor's own metrics describe the process, not an environment.
+      if (!MONITOR_WIDE.includes(def.name)) expect(def.labels).toContain('environment');
     }
   });
 
@@ -177,7 +180,8 @@ describe('createMetrics', () => {
       const perEnv = def.labels
         .filter((l) => l !== 'environment')
         .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
-      expect(expected, def.name).toHaveLength(envs.length * perEnv);
+      const environments = def.labels.includes('environment') ? envs.length : 1;
+      expect(expected, def.name).toHaveLength(environments * perEnv);
       const sampleName = def.type === 'histogram' ? `${def.name}_count` : def.name;
       const samples = (await samplesOf(registry, def.name)).filter(
         (s) => (s.metricName ?? def.name) === sampleName,
@@ -262,11 +266,22 @@ describe('createMetrics', () => {
     }
   });
 
-  it('adds process and Node.js metrics unless disabled', async () => {
+  it("adds prom-client's process and Node.js metrics, but not its 10 ms lag monitor, unless disabled", async () => {
     const withDefaults = createMetrics({ environments: [environment('production')], build: BUILD });
     const names = (await withDefaults.registry.getMetricsAsJSON()).map((m) => m.name);
-    expect(names).toContain('process_cpu_seconds_total');
-    expect(names).toContain('nodejs_eventloop_lag_p99_seconds');
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_start_time_seconds',
+      'process_resident_memory_bytes',
+      'process_open_fds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_gc_duration_seconds',
+      'nodejs_version_info',
+      'nodejs_active_handles_total',
+    ]) {
+      expect(names).toContain(name);
+    }
+    expect(names.filter((n) => n.startsWith('nodejs_eventloop_lag'))).toEqual([]);
     const without = testMetrics();
     const bare = (await without.registry.getMetricsAsJSON()).map((m) => m.name);
     expect(bare.filter((n) => !n.startsWith('isa_'))).toEqual([]);
