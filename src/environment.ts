@@ -12,6 +12,7 @@ import type { CheckConfigBase } from './config/section.js';
 import { BackoffGate } from './limits/backoff-gate.js';
 import { RequestBudget } from './limits/request-budget.js';
 import { runCheck } from './runner.js';
+import { SessionJournal } from './sessions/journal.js';
 import type { SessionLedger } from './sessions/ledger.js';
 import { SessionReaper } from './sessions/reaper.js';
 
@@ -28,7 +29,10 @@ export class EnvironmentRuntime {
   readonly gate = new BackoffGate();
   readonly sessions: SessionTracker;
   readonly reaper: SessionReaper;
+  /** Synthetic sessions created here, for checks that follow them (see `sessions/journal.ts`). */
+  readonly createdSessions = new SessionJournal();
   private readonly runNumbers = new Map<string, number>();
+  private readonly retained = new Map<string, object>();
 
   constructor(
     readonly config: EnvironmentConfig,
@@ -44,7 +48,11 @@ export class EnvironmentRuntime {
     const { ledger } = opts;
     const name = config.name;
     this.sessions = {
-      opened: (token) => ledger.add(name, token),
+      opened: (token) => {
+        // Journaled first: the session exists whether or not the ledger write succeeds.
+        this.createdSessions.add(token);
+        return ledger.add(name, token);
+      },
       closed: (token) => ledger.remove(name, token),
     };
     this.reaper = new SessionReaper({
@@ -96,6 +104,8 @@ export class EnvironmentRuntime {
       budget: this.budget,
       gate: this.gate,
       sessions: this.sessions,
+      createdSessions: this.createdSessions,
+      retained: this.retained,
       log: this.opts.log,
       runNumber,
       timeoutMs: this.timeoutFor(check),

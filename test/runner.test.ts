@@ -14,6 +14,7 @@ import { pingCheck } from '../src/checks/ping.js';
 import { BackoffGate } from '../src/limits/backoff-gate.js';
 import { RequestBudget } from '../src/limits/request-budget.js';
 import { runCheck, type RunOptions } from '../src/runner.js';
+import { SessionJournal } from '../src/sessions/journal.js';
 import { captureLogger, testEnvironment } from './support/harness.js';
 
 /** A loopback server that accepts connections and never answers. */
@@ -51,6 +52,8 @@ async function run(c: AnyCheck, overrides: Partial<RunOptions> = {}) {
       budget: new RequestBudget(50),
       gate: new BackoffGate(),
       sessions: { opened: () => Promise.resolve(), closed: () => Promise.resolve() },
+      createdSessions: new SessionJournal(),
+      retained: new Map(),
       log,
       runNumber: 0,
       timeoutMs: 5_000,

@@ -8,6 +8,7 @@
  * finishes after its duration; a lifecycle run of minute m finishes at m·60 + 50 s. Sessions open
  * are set at the start of each minute.
  */
+import { analyticsCheck, type AnalyticsFacts } from '../../src/checks/analytics.js';
 import type { CheckResult } from '../../src/checks/check.js';
 import {
   LIFECYCLE_RESULTS,
@@ -67,6 +68,19 @@ const LIFECYCLE_FACTS: Readonly<
 
 const LIFECYCLE_SECONDS = 20;
 
+/**
+ * An analytics run's ingest findings: `ok` (nothing new late or missing), `late` (a session became
+ * late), `missing` (a session was given up), `late+missing` (both).
+ */
+const ANALYTICS_EVENTS: Readonly<Record<string, { late: number; missing: number }>> = {
+  ok: { late: 0, missing: 0 },
+  late: { late: 1, missing: 0 },
+  missing: { late: 0, missing: 1 },
+  'late+missing': { late: 1, missing: 1 },
+};
+
+const ANALYTICS_SECONDS = 5;
+
 /** Something the daemon records at scenario second `at`. */
 export interface RecordedEvent {
   at: number;
@@ -99,6 +113,8 @@ export function environmentConfigs(
           ping: { interval: ms(spec.interval ?? 60) },
           // Lifecycle runs are synthetic here; the check only needs a valid section.
           lifecycle: { addresses: [{ street1: '2 Pending Ave', zip: '80202' }] },
+          // Off by default, as in a config file: on only where the scenario has its timeline.
+          analytics: { enabled: spec.analytics !== undefined },
         };
       }),
     },
@@ -129,6 +145,14 @@ export function environmentEvents(
     const result = lifecycleResult(environment, outcome, finish - LIFECYCLE_SECONDS);
     events.push({ at: finish, record: (r) => r.recordResult(result) });
   });
+  // An analytics run of minute m finishes at m·60 + 30 s.
+  expandTimeline(spec.analytics ?? '', minutes, NO_EVENT).forEach((event, m) => {
+    const found = analyticsEvent(event);
+    if (!found) return;
+    const finish = m * 60 + 30;
+    const result = analyticsResult(environment, found, finish - ANALYTICS_SECONDS);
+    events.push({ at: finish, record: (r) => r.recordResult(result) });
+  });
   expandTimeline(spec.sessions ?? '', minutes, '0').forEach((v, m) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 0)
@@ -152,6 +176,17 @@ function pingEvent(event: string): (typeof PING_EVENTS)[string] | null {
   if (!Number.isFinite(seconds) || seconds < 0)
     throw new Error(`bad duration in ping event "${event}"`);
   return { ...known, seconds };
+}
+
+function analyticsEvent(event: string): { late: number; missing: number } | null {
+  if (event === NO_EVENT) return null;
+  const known = ANALYTICS_EVENTS[event];
+  if (!known) {
+    throw new Error(
+      `unknown analytics event "${event}"; known: ${Object.keys(ANALYTICS_EVENTS).join(', ')}, -`,
+    );
+  }
+  return known;
 }
 
 function lifecycleEvent(event: string): LifecycleResult | null {
@@ -220,5 +255,37 @@ function lifecycleResult(
     responses: [],
     contractChecks:
       found.closedGone === null ? [] : [{ check: 'closed_session_gone', result: found.closedGone }],
+  };
+}
+
+function analyticsResult(
+  environment: string,
+  found: { late: number; missing: number },
+  startSeconds: number,
+): CheckResult<AnalyticsFacts> {
+  const facts: AnalyticsFacts = {
+    result: found.missing > 0 ? 'sessions_missing' : 'success',
+    pages: 1,
+    rows: 0,
+    syncDurationMs: 100,
+    syncSucceeded: true,
+    ingestLagsMs: [],
+    late: found.late,
+    missing: found.missing,
+    awaiting: 0,
+    oldestAwaitingMs: 0,
+  };
+  return {
+    check: analyticsCheck.name,
+    environment,
+    outcome: facts.result === 'success' ? 'pass' : 'fail',
+    reason: facts.result === 'success' ? null : facts.result,
+    summary: analyticsCheck.summary(facts),
+    startedAt: startSeconds * 1000,
+    durationMs: ANALYTICS_SECONDS * 1000,
+    steps: [],
+    facts,
+    responses: [],
+    contractChecks: [],
   };
 }

@@ -9,6 +9,8 @@
  * Default process metrics are off for determinism; the one the rules read,
  * `process_start_time_seconds`, is the fake process's start: scenario time 0.
  */
+import { CHECK_LIST } from '../../src/checks/index.js';
+import { sectionOf } from '../../src/config/index.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { environmentConfigs, environmentEvents, type RecordedEvent } from './check-results.js';
@@ -39,9 +41,12 @@ export async function recordSeries(
   const monitor = monitorTimeline(scenario);
   const environments = Object.entries(scenario.environments);
   const configs = environmentConfigs(scenario.environments);
-  // Every check is enabled in a scenario's environments: their series all exist, as by default.
+  // Series exist only for the checks an environment runs, as in the daemon.
   const metrics = createMetrics({
-    environments: configs.map((env) => ({ name: env.name })),
+    environments: configs.map((env) => ({
+      name: env.name,
+      checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
+    })),
     build: { version: '0.0.0', revision: 'test', nodejs: process.version },
     collectDefaultMetrics: false,
   });

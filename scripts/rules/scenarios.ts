@@ -38,6 +38,8 @@ const environmentSchema = z
     ping: z.string().optional(),
     lifecycle: z.string().optional(),
     sessions: z.string().optional(),
+    /** Analytics run findings per minute; without it, analytics is disabled (no series). */
+    analytics: z.string().optional(),
     thresholds: z
       .object({ expected: z.number(), warning: z.number(), critical: z.number() })
       .strict()

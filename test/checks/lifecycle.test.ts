@@ -9,6 +9,7 @@ import {
 import { BackoffGate } from '../../src/limits/backoff-gate.js';
 import { REFILL_HEADROOM, RequestBudget } from '../../src/limits/request-budget.js';
 import { runCheck } from '../../src/runner.js';
+import { SessionJournal } from '../../src/sessions/journal.js';
 import type { FaultRule } from '../../src/simulator/index.js';
 import {
   captureLogger,
@@ -272,6 +273,8 @@ describe('lifecycle check when the session ledger cannot be written', () => {
         opened: () => Promise.reject(new Error('disk full')),
         closed: () => Promise.resolve(),
       },
+      createdSessions: new SessionJournal(),
+      retained: new Map(),
       log,
       runNumber: 0,
       timeoutMs: 5_000,
