@@ -24,6 +24,7 @@ import type { Dispatcher } from 'undici';
 import type { Operation } from '../vocabulary.js';
 import {
   decodeBody,
+  extractErrorMessage,
   extractRequestId,
   flattenHeaders,
   parseRetryAfter,
@@ -111,6 +112,8 @@ export interface ApiResponse {
   serverTimingMs: number | null;
   /** The API's `request_id` from an error body (status >= 400). */
   requestId: string | null;
+  /** The API's `message` from an error body (status >= 400), sanitized and bounded. */
+  errorMessage?: string | null;
   /** `Retry-After` (seconds or HTTP-date) as milliseconds from now. */
   retryAfterMs: number | null;
 }
@@ -456,6 +459,7 @@ export class ApiClient {
       ...decoded,
       transportError: null,
       requestId: extractRequestId(statusCode, decoded.body, this.#redact),
+      errorMessage: extractErrorMessage(statusCode, decoded.body, this.#redact),
     };
   }
 }

@@ -36,9 +36,9 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     held = holdLines(stdout);
     const level = values['log-level'] ?? 'info';
     const bootLogger = createLogger({ level, secrets: [], destination: held });
+    // The simulator is loaded only here: outside demo mode the daemon never holds it.
+    const { startDemo } = await import('./demo.js');
     try {
-      // The simulator is loaded only here: outside demo mode the daemon never holds it.
-      const { startDemo } = await import('./demo.js');
       demo = await startDemo(bootLogger, listen ?? DEMO_LISTEN);
     } catch (err) {
       held.release();
@@ -77,11 +77,13 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   if (demo && held && stdout) {
     createLogger({ level: 'warn', secrets: demo.apiKeys, destination: stdout }).warn(
       {
+        page: `${daemon.url}/`,
         status: `${daemon.url}/api/status`,
         metrics: `${daemon.url}/metrics`,
         simulator: demo.simulator.url,
       },
-      'DEMO MODE: watching an embedded ISA API simulator with a scripted fault timeline, not a real API. ' +
+      `DEMO MODE: open the status page at ${daemon.url}/ to watch an embedded ISA API simulator ` +
+        'play a scripted fault timeline (not a real API). ' +
         'Pass --config FILE (or set ISA_MONITOR_CONFIG) to monitor real environments.',
     );
     held.release();

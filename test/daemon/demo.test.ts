@@ -14,10 +14,18 @@ describe('demo mode', () => {
       .output()
       .split('\n')
       .filter((l) => l.trim() !== '');
-    const first = JSON.parse(lines[0] ?? '{}') as { level?: number; msg?: string; status?: string };
+    const first = JSON.parse(lines[0] ?? '{}') as {
+      level?: number;
+      msg?: string;
+      status?: string;
+      page?: string;
+    };
     expect(first.msg).toMatch(/^DEMO MODE/);
+    expect(first.msg).toContain(`${url}/`);
     expect(first.level).toBeGreaterThanOrEqual(40);
+    expect(first.page).toBe(`${url}/`);
     expect(first.status).toBe(`${url}/api/status`);
+    expect((await fetch(first.page ?? '')).headers.get('content-type')).toMatch(/^text\/html/);
     expect(lines.length).toBeGreaterThan(2);
     expect(lines.filter((l) => l.includes('DEMO MODE'))).toHaveLength(1);
 
