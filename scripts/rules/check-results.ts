@@ -11,6 +11,13 @@
 import { analyticsCheck, type AnalyticsFacts } from '../../src/checks/analytics.js';
 import type { CheckResult } from '../../src/checks/check.js';
 import {
+  COVERAGE_RESULTS,
+  coverageCheck,
+  type CoverageFacts,
+  type CoverageResult,
+} from '../../src/checks/coverage.js';
+import { providersCheck, type ProvidersFacts } from '../../src/checks/providers.js';
+import {
   LIFECYCLE_RESULTS,
   lifecycleCheck,
   type LifecycleFacts,
@@ -80,6 +87,7 @@ const ANALYTICS_EVENTS: Readonly<Record<string, { late: number; missing: number 
 };
 
 const ANALYTICS_SECONDS = 5;
+const REFERENCE_SECONDS = 1;
 
 /** Something the daemon records at scenario second `at`. */
 export interface RecordedEvent {
@@ -115,6 +123,9 @@ export function environmentConfigs(
           lifecycle: { addresses: [{ street1: '2 Pending Ave', zip: '80202' }] },
           // Off by default, as in a config file: on only where the scenario has its timeline.
           analytics: { enabled: spec.analytics !== undefined },
+          // The reference checks too: their series exist only where the scenario has a timeline.
+          providers: { enabled: spec.providers !== undefined },
+          coverage: { enabled: spec.coverage !== undefined },
         };
       }),
     },
@@ -152,6 +163,28 @@ export function environmentEvents(
     const finish = m * 60 + 30;
     const result = analyticsResult(environment, found, finish - ANALYTICS_SECONDS);
     events.push({ at: finish, record: (r) => r.recordResult(result) });
+  });
+  // A provider-list fetch of minute m finishes at m·60 + 30 s and lists that many providers.
+  expandTimeline(spec.providers ?? '', minutes, NO_EVENT).forEach((event, m) => {
+    if (event === NO_EVENT) return;
+    const n = Number(event);
+    if (!Number.isInteger(n) || n < 0) {
+      throw new Error(`providers must be whole numbers or -, got "${event}"`);
+    }
+    const result = providersResult(environment, n, m * 60 + 30 - REFERENCE_SECONDS);
+    events.push({ at: m * 60 + 30, record: (r) => r.recordResult(result) });
+  });
+  // A coverage run of minute m finishes at m·60 + 40 s with the given result.
+  expandTimeline(spec.coverage ?? '', minutes, NO_EVENT).forEach((event, m) => {
+    if (event === NO_EVENT) return;
+    if (!(COVERAGE_RESULTS as readonly string[]).includes(event)) {
+      throw new Error(
+        `unknown coverage event "${event}"; known: ${COVERAGE_RESULTS.join(', ')}, -`,
+      );
+    }
+    const found = event as CoverageResult;
+    const result = coverageResult(environment, found, m * 60 + 40 - REFERENCE_SECONDS);
+    events.push({ at: m * 60 + 40, record: (r) => r.recordResult(result) });
   });
   expandTimeline(spec.sessions ?? '', minutes, '0').forEach((v, m) => {
     const n = Number(v);
@@ -283,6 +316,58 @@ function analyticsResult(
     summary: analyticsCheck.summary(facts),
     startedAt: startSeconds * 1000,
     durationMs: ANALYTICS_SECONDS * 1000,
+    steps: [],
+    facts,
+    responses: [],
+    contractChecks: [],
+  };
+}
+
+/** A provider-list fetch that listed `n` providers, all counted as FCC providers. */
+function providersResult(
+  environment: string,
+  n: number,
+  startSeconds: number,
+): CheckResult<ProvidersFacts> {
+  const facts: ProvidersFacts = {
+    result: n === 0 ? 'empty' : 'ok',
+    counts: { fcc_provider: n, supplemental_brand: 0 },
+    listHash: null,
+    changed: false,
+    violation: null,
+  };
+  return referenceResult(environment, providersCheck, facts, startSeconds);
+}
+
+function coverageResult(
+  environment: string,
+  result: CoverageResult,
+  startSeconds: number,
+): CheckResult<CoverageFacts> {
+  const facts: CoverageFacts = {
+    result,
+    providers: null,
+    matchedAreasViolation: null,
+    refusalStatus: null,
+  };
+  return referenceResult(environment, coverageCheck, facts, startSeconds);
+}
+
+function referenceResult<F extends { result: string }>(
+  environment: string,
+  check: { name: string; summary(facts: F | null): CheckResult['summary'] },
+  facts: F,
+  startSeconds: number,
+): CheckResult<F> {
+  const ok = facts.result === 'ok';
+  return {
+    check: check.name,
+    environment,
+    outcome: ok ? 'pass' : 'fail',
+    reason: ok ? null : facts.result,
+    summary: check.summary(facts),
+    startedAt: startSeconds * 1000,
+    durationMs: REFERENCE_SECONDS * 1000,
     steps: [],
     facts,
     responses: [],

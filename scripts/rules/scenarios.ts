@@ -40,6 +40,10 @@ const environmentSchema = z
     sessions: z.string().optional(),
     /** Analytics run findings per minute; without it, analytics is disabled (no series). */
     analytics: z.string().optional(),
+    /** Provider-list fetches: the number of providers listed, or `-` (no fetch that minute). */
+    providers: z.string().optional(),
+    /** Coverage runs: a result of `isa_coverage_runs_total` per minute, or `-`. */
+    coverage: z.string().optional(),
     thresholds: z
       .object({ expected: z.number(), warning: z.number(), critical: z.number() })
       .strict()
