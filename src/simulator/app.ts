@@ -150,6 +150,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
         {
           method: req.method,
           url: req.originalUrl,
+          // The id the answer carries (header and error body): what a client reports back.
+          requestId: ctx(res).requestId,
           environment: ctx(res).environment,
           status: res.statusCode,
           faults: ctx(res).faults?.applied,
@@ -225,7 +227,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     }
     if (!(await waitUnlessClosed(context.faults.latencyMs, res))) return;
     const terminal = context.faults.terminal;
-    if (terminal) return applyTerminalFault(terminal, req, res);
+    if (terminal) return applyTerminalFault(terminal, context.endpoint, req, res);
     next();
   });
 
@@ -275,7 +277,12 @@ const MAINTENANCE_PAGE =
   '<!DOCTYPE html>\n<html>\n<head><title>Scheduled maintenance</title></head>\n' +
   '<body><h1>We&rsquo;ll be right back</h1><p>The service is undergoing scheduled maintenance.</p></body>\n</html>\n';
 
-function applyTerminalFault(fault: TerminalFault, req: Request, res: Response): void {
+function applyTerminalFault(
+  fault: TerminalFault,
+  endpoint: string | null,
+  req: Request,
+  res: Response,
+): void {
   switch (fault.kind) {
     case 'status':
       sendStatusFault(res, fault.status, fault.retryAfterSeconds, {
@@ -290,9 +297,10 @@ function applyTerminalFault(fault: TerminalFault, req: Request, res: Response): 
       req.socket.destroy();
       return;
     case 'malformed':
-      // Looks like JSON, is not: a body cut off mid-way.
+      // Looks like JSON, is not: a successful answer's body cut off mid-way, so a client gets
+      // past the status code to the body (201 for a session creation, 200 elsewhere).
       res
-        .status(200)
+        .status(endpoint === 'create_session' ? 201 : 200)
         .type('application/json')
         .send('{"message":"ok","request_status":"ok","data":[{"provider_id":"1002');
       return;

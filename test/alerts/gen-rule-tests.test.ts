@@ -1,18 +1,18 @@
 /**
- * The rule-test generator: timelines, promtool's expanding notation, consistent counters, and
- * expected annotations rendered the way Prometheus renders them.
+ * The rule-test generator: timelines, promtool's expanding notation, the exposition reader, the
+ * series the real recorder writes for a scenario, and expected annotations rendered by promtool.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PING_BUCKETS } from '../../src/checks/ping.js';
 import { formatDuration, parseDuration } from '../../scripts/rules/durations.js';
+import { generateRuleTests } from '../../scripts/rules/gen-rule-tests.js';
+import { namesReadByRules, recordSeries } from '../../scripts/rules/recorded-series.js';
+import { expandTimeline, type Scenario } from '../../scripts/rules/scenarios.js';
 import {
-  buildSeries,
-  expandTimeline,
   expandingNotation,
-  generateRuleTests,
-  type Scenario,
-} from '../../scripts/rules/gen-rule-tests.js';
-import { goFormatG, humanizeDuration, renderTemplate } from '../../scripts/rules/templates.js';
+  expositionReader,
+  parseExposition,
+} from '../../scripts/rules/series-encoding.js';
 import { rulesText } from './rules-file.js';
 
 /** promtool's reading of a values string, written independently of the generator. */
@@ -51,8 +51,12 @@ function scenario(partial: Partial<Scenario> & Pick<Scenario, 'environments'>): 
   };
 }
 
+const readByRules = namesReadByRules(rulesText);
+const recorded = (s: Scenario, scrapeSeconds: number, target: typeof TARGET) =>
+  recordSeries(s, scrapeSeconds, target, (name) => readByRules.has(name));
+
 function series(
-  list: ReturnType<typeof buildSeries>,
+  list: Awaited<ReturnType<typeof recorded>>,
   metric: string,
   labels: Record<string, string> = {},
 ) {
@@ -119,18 +123,54 @@ describe('expandingNotation', () => {
   });
 });
 
-describe('buildSeries', () => {
-  const built = buildSeries(
-    scenario({
-      minutes: 8,
-      monitor: '6*up down absent',
-      environments: {
-        production: { ping: 'ok slow_warning slow_critical timeout server_error - unauthorized' },
-      },
-    }),
-    15,
-    TARGET,
-  );
+describe('reading the exposition', () => {
+  const text = [
+    '# HELP m_total A counter.',
+    '# TYPE m_total counter',
+    'm_total{environment="prod",result="ok"} 3',
+    'm_total{environment="a \\"quoted\\" \\\\ name",result="ok"} 1.5',
+    'h_bucket{le="+Inf",environment="prod"} 7',
+    'h_sum{environment="prod"} 0.35000000000000003',
+    'g 12 1700000000000',
+    '',
+  ].join('\n');
+
+  it('reads names, unescaped labels and values, including +Inf buckets and timestamps', () => {
+    expect(parseExposition(text)).toEqual([
+      { name: 'm_total', labels: { environment: 'prod', result: 'ok' }, value: 3 },
+      { name: 'm_total', labels: { environment: 'a "quoted" \\ name', result: 'ok' }, value: 1.5 },
+      { name: 'h_bucket', labels: { le: '+Inf', environment: 'prod' }, value: 7 },
+      { name: 'h_sum', labels: { environment: 'prod' }, value: 0.35000000000000003 },
+      { name: 'g', labels: {}, value: 12 },
+    ]);
+    expect(() => parseExposition('m{a="1" 2')).toThrow(/not an exposition sample line|bad labels/);
+  });
+
+  it('keeps only the names asked for and gives a series the same identity on every read', () => {
+    const read = expositionReader((name) => name !== 'h_sum');
+    const first = read(text);
+    const second = read(text.replace('} 3', '} 4'));
+    expect(first.map((s) => s.series.name)).toEqual(['m_total', 'm_total', 'h_bucket', 'g']);
+    expect(second[0]?.value).toBe(4);
+    expect(second[0]?.series).toBe(first[0]?.series);
+  });
+});
+
+describe('the series the real recorder writes for a scenario', () => {
+  let built: Awaited<ReturnType<typeof recorded>> = [];
+  beforeAll(async () => {
+    built = await recorded(
+      scenario({
+        minutes: 8,
+        monitor: '6*up down absent',
+        environments: {
+          production: { ping: 'ok slow_warning slow_critical timeout server_error - unauthorized' },
+        },
+      }),
+      15,
+      TARGET,
+    );
+  });
   const env = { environment: 'production' };
 
   it('keeps buckets, count and attempts consistent at every scrape', () => {
@@ -176,8 +216,8 @@ describe('buildSeries', () => {
     expect(count.slice(6 * 4)).toEqual(Array(9).fill(null));
   });
 
-  it('writes Prometheus 3 bucket labels on request', () => {
-    const p3 = buildSeries(
+  it('writes Prometheus 3 bucket labels on request', async () => {
+    const p3 = await recorded(
       scenario({ le_style: 'prometheus3', environments: { production: {} } }),
       15,
       TARGET,
@@ -190,8 +230,8 @@ describe('buildSeries', () => {
     expect(les).toContain('+Inf');
   });
 
-  it('derives qualify outcomes and the 410 check from lifecycle results', () => {
-    const runs = buildSeries(
+  it('records the qualify outcome and the 410 check a lifecycle run found', async () => {
+    const runs = await recorded(
       scenario({
         environments: {
           production: { lifecycle: 'qualify_timeout not_gone_after_close create_failed' },
@@ -207,32 +247,38 @@ describe('buildSeries', () => {
     expect(series(runs, 'isa_contract_checks_total', { result: 'pass' })[at]).toBe(1);
   });
 
-  it('rejects unknown events', () => {
-    expect(() =>
-      buildSeries(scenario({ environments: { p: { ping: 'slowish' } } }), 15, TARGET),
-    ).toThrow(/unknown ping event "slowish"/);
-    expect(() =>
-      buildSeries(scenario({ environments: { p: { lifecycle: 'oops' } } }), 15, TARGET),
-    ).toThrow(/unknown lifecycle event "oops"/);
+  it('rejects unknown events', async () => {
+    await expect(
+      recorded(scenario({ environments: { p: { ping: 'slowish' } } }), 15, TARGET),
+    ).rejects.toThrow(/unknown ping event "slowish"/);
+    await expect(
+      recorded(scenario({ environments: { p: { lifecycle: 'oops' } } }), 15, TARGET),
+    ).rejects.toThrow(/unknown lifecycle event "oops"/);
   });
 });
 
 describe('generateRuleTests', () => {
   const options = { ruleFile: '../isa-monitor.rules.yaml', source: 'inline.yaml' };
-
-  it('renders the expected annotations from the rules', async () => {
-    const text = await generateRuleTests(
+  /** A one-scenario file with the given alert checks, all at 1m. */
+  const generate = (checks: Array<{ alert: string; firing: string }>) =>
+    generateRuleTests(
       `scenarios:
   - name: x
     environments: { production: {} }
     checks:
-      - at: 1m
-        alert: IsaApiDown
-        firing: [{ environment: production, severity: critical, value: 5.13 }]
+${checks.map((c) => `      - { at: 1m, alert: ${c.alert}, firing: [${c.firing}] }`).join('\n')}
 `,
       rulesText,
       options,
     );
+
+  it('renders the expected annotations from the rules', async () => {
+    const text = await generate([
+      {
+        alert: 'IsaApiDown',
+        firing: '{ environment: production, severity: critical, value: 5.13 }',
+      },
+    ]);
     expect(text).toContain(
       'description: 5 pings to the production ISA API in the last 10 minutes failed with a server error, a timeout or a network error.',
     );
@@ -241,6 +287,21 @@ describe('generateRuleTests', () => {
     );
     expect(text).toContain('severity: critical');
     expect(text).toContain('instance: 127.0.0.1:9464');
+  });
+
+  it("renders annotations with Prometheus' own humanizeDuration and humanizePercentage", async () => {
+    const text = await generate([
+      {
+        alert: 'IsaMonitorStalled',
+        firing: '{ environment: production, severity: critical, value: 434 }',
+      },
+      {
+        alert: 'IsaQualifyTimeoutsRising',
+        firing: '{ environment: production, severity: warning, value: 0.2308 }',
+      },
+    ]);
+    expect(text).toContain('to production 7m 14s ago.');
+    expect(text).toContain('description: 23.08% of the lifecycle runs');
   });
 
   it('names the scenario file and the key path of a bad scenario', async () => {
@@ -256,35 +317,6 @@ describe('generateRuleTests', () => {
     checks: [{ at: 1m, alert: IsaApiDown, firing: [{ environment: production, severity: none }] }]
 `;
     await expect(generateRuleTests(text, rulesText, options)).rejects.toThrow(/0 rules match/);
-  });
-});
-
-describe('templates, as Prometheus prints them', () => {
-  it('formats %.4g like Go', () => {
-    expect(goFormatG(33.333333, 4)).toBe('33.33');
-    expect(goFormatG(20, 4)).toBe('20');
-    expect(goFormatG(123456, 4)).toBe('1.235e+05');
-    expect(goFormatG(0.00001234, 4)).toBe('1.234e-05');
-    expect(goFormatG(0.5, 4)).toBe('0.5');
-  });
-  it('humanizes durations like Prometheus', () => {
-    expect(humanizeDuration(434)).toBe('7m 14s');
-    expect(humanizeDuration(3725)).toBe('1h 2m 5s');
-    expect(humanizeDuration(90061)).toBe('1d 1h 1m 1s');
-    expect(humanizeDuration(1.5)).toBe('1.5s');
-    expect(humanizeDuration(0.25)).toBe('250ms');
-    expect(humanizeDuration(0)).toBe('0s');
-  });
-  it('renders labels and values, and refuses what it does not know', () => {
-    const data = { labels: { environment: 'sandbox' }, value: 0.2308 };
-    expect(
-      renderTemplate('{{ $labels.environment }}: {{ $value | humanizePercentage }}', data),
-    ).toBe('sandbox: 23.08%');
-    expect(renderTemplate('{{ printf "%.1f" $value }}', data)).toBe('0.2');
-    expect(renderTemplate('{{ $value | humanize }}', { labels: {}, value: 1234 })).toBe('1.234k');
-    expect(renderTemplate('{{ $value | humanize }}', { labels: {}, value: 0.005 })).toBe('5m');
-    expect(() => renderTemplate('{{ $labels.instance }}', data)).toThrow(/lacks/);
-    expect(() => renderTemplate('{{ $value | title }}', data)).toThrow(/unsupported/);
   });
 });
 

@@ -209,8 +209,11 @@ describe('lifecycle check', () => {
     const { result } = await runLifecycle(address('2 Pending Ave'), {
       faults: [{ endpoint: 'create_session', fault: { kind: 'malformed' } }],
     });
-    expect(result).toMatchObject({ outcome: 'fail' });
-    expect(['create_failed']).toContain(result.reason);
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'create_failed' });
+    expect(result.contractChecks).toContainEqual(
+      expect.objectContaining({ check: 'response_schema', result: 'fail' }),
+    );
+    expect(result.contractChecks.filter((c) => c.result === 'pass')).toEqual([]);
   });
 
   it('closes the session even when a poll hangs past the run deadline', async () => {

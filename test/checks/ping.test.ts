@@ -82,7 +82,10 @@ describe('ping check', () => {
 
   it('reports the API request_id of an error body in its step', async () => {
     const result = await pingWith({ kind: 'status', status: 500 });
-    expect(result.steps[0]?.requestId).toMatch(/.+/);
+    // The id the simulator gave this very request (its X-Request-Id and error body).
+    const sent = sim.requests.findLast((r) => r.path === '/ping')?.requestId;
+    expect(sent).toMatch(/^[0-9a-f-]{36}$/);
+    expect(result.steps[0]?.requestId).toBe(sent);
   });
 
   it('times out a hanging API at the configured timeout and counts it as critical latency', async () => {

@@ -1,12 +1,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { createLogger } from '../../src/logging.js';
 import { runCli } from '../support/cli.js';
 
 const KEY = 'check-cli-key-5f1e2d3c4b5a';
 let sim: RunningSimulator;
+/** The simulator's log lines, to learn the request id it gave each request. */
+const simLog: Array<{ msg?: string; method?: string; url?: string; requestId?: string }> = [];
 
 beforeAll(async () => {
-  sim = await startSimulator({ apiKeys: [KEY], qualifyDelayMs: 200 });
+  const logger = createLogger({
+    level: 'debug',
+    secrets: [],
+    destination: { write: (line: string) => void simLog.push(JSON.parse(line) as never) },
+  });
+  sim = await startSimulator({ apiKeys: [KEY], qualifyDelayMs: 200, logger });
 });
 afterAll(() => sim.close());
 afterEach(() => sim.faults.clear());
@@ -62,7 +70,10 @@ describe('isa-monitor check', () => {
     };
     expect(doc.outcome).toBe('fail');
     expect(doc.reason).toBe('create_failed');
-    expect(doc.steps[0]?.request_id).toMatch(/.+/);
+    // The id the simulator gave the failed creation request, as the API's operator would see it.
+    const create = simLog.findLast((l) => l.msg === 'request' && l.method === 'POST');
+    expect(create?.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(doc.steps[0]?.request_id).toBe(create?.requestId);
   });
 
   it('analytics --json syncs every page, exits 0, and exits 1 when the API answers 403', async () => {

@@ -3,6 +3,8 @@
  * loopback. Crash recovery, graceful shutdown, metrics and secrets.
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +27,7 @@ afterEach(() => {
 async function writeConfig(
   street1: string,
   extra = '',
+  baseUrl = `${sim.url}/env/production`,
 ): Promise<{ path: string; stateFile: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'isa-daemon-'));
   const stateFile = join(dir, 'sessions.json');
@@ -36,7 +39,7 @@ state_file: ${stateFile}
 shutdown_timeout: 3s
 environments:
   - name: production
-    base_url: ${sim.url}/env/production
+    base_url: ${baseUrl}
     api_key_env: ISA_PRODUCTION_API_KEY
     request_budget_per_second: 10
     ping: { interval: 1s, timeout: 500ms }
@@ -50,6 +53,51 @@ environments:
 ${extra}`,
   );
   return { path, stateFile };
+}
+
+/**
+ * An API that hands the caller's key back in every place a client might print: the error message,
+ * the request_id operators are told to quote, a plain-text error page and response headers.
+ */
+async function startHostileApi(): Promise<{
+  url: string;
+  echoed: () => number;
+  close: () => Promise<void>;
+}> {
+  let echoed = 0;
+  const server = createServer((req, res) => {
+    const auth = req.headers.authorization ?? '';
+    const key = auth.replace(/^Bearer /, '');
+    if (key.length > 0) echoed++;
+    res.setHeader('x-echo-authorization', auth);
+    res.setHeader('www-authenticate', `Bearer realm="${key}"`);
+    req.resume();
+    if (req.url?.endsWith('/ping') && echoed % 2 === 0) {
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`upstream refused Authorization: ${auth}`);
+      return;
+    }
+    res.writeHead(req.method === 'POST' ? 400 : 500, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        message: `key ${key} is not welcome here`,
+        request_status: 'error',
+        request_id: key,
+        errors: [{ field: 'authorization', message: auth }],
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    echoed: () => echoed,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 function start(configPath: string): DaemonProcess {
@@ -99,8 +147,43 @@ describe('isa-monitor run', () => {
     expect(sim.state.openSessions()).toEqual([]);
     const ledger = JSON.parse(await readFile(stateFile, 'utf8')) as { sessions: unknown[] };
     expect(ledger.sessions).toEqual([]);
-    // The key never reaches any output, metric or status document.
-    expect(daemon.output()).not.toContain(KEY);
+  });
+
+  it('never prints the key, even when a hostile API echoes it in bodies, headers and request ids', async () => {
+    const hostile = await startHostileApi();
+    try {
+      const { path } = await writeConfig('2 Pending Ave', '', `${hostile.url}/env/production`);
+      const daemon = startDaemonProcess(['--config', path, '--log-level', 'debug'], {
+        ISA_PRODUCTION_API_KEY: KEY,
+      });
+      running.push(daemon);
+      const url = await daemon.url;
+      await eventually(
+        async () =>
+          (await metric(url, /^isa_ping_attempts_total\{.*result="server_error"/)) >= 2 &&
+          (await metric(url, /^isa_lifecycle_runs_total\{.*result="create_failed"/)) >= 1,
+        15_000,
+        'failed pings and a failed lifecycle run against the hostile API',
+      );
+      // The API did get the key, and said it back in every way it could.
+      expect(hostile.echoed()).toBeGreaterThanOrEqual(3);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      const status = await (await fetch(`${url}/api/status`)).text();
+      daemon.child.kill('SIGTERM');
+      expect((await daemon.exit).code).toBe(0);
+      const output = daemon.output();
+      // A code path did try to print what the API sent back: it arrives redacted.
+      expect(output).toMatch(/\[redacted\]/i);
+      for (const [where, text] of [
+        ['logs', output],
+        ['metrics', metrics],
+        ['status', status],
+      ] as const) {
+        expect(text, where).not.toContain(KEY);
+      }
+    } finally {
+      await hostile.close();
+    }
   });
 
   it('schedules the analytics check, which follows the lifecycle sessions into analytics', async () => {

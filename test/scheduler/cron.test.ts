@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { validate } from 'node-cron';
+import cron, { validate } from 'node-cron';
+import { cronForInterval } from '../../src/config/interval.js';
 import { cronWithOffset } from '../../src/scheduler/cron.js';
+
+const DAY_SECONDS = 86_400;
+
+/** The seconds of the day at which node-cron fires an expression that runs every day. */
+function firingSecondsOfDay(expression: string): number[] {
+  const fields = cron.parse(expression);
+  expect(fields.dayOfMonth).toHaveLength(31);
+  expect(fields.month).toHaveLength(12);
+  expect(fields.dayOfWeek).toHaveLength(7);
+  return fields.hour
+    .flatMap((h) => fields.minute.flatMap((m) => fields.second.map((s) => h * 3600 + m * 60 + s)))
+    .sort((a, b) => a - b);
+}
 
 describe('cronWithOffset', () => {
   it.each([
@@ -29,5 +43,33 @@ describe('cronWithOffset', () => {
 
   it('takes the offset modulo the interval', () => {
     expect(cronWithOffset(60_000, 77_000)).toBe('17 * * * * *');
+  });
+
+  // The expressions the scheduler actually runs: for every interval cron can fire evenly and every
+  // offset within it, node-cron fires exactly at offset + k·interval, all day long. Offsets are
+  // every second below a minute, then every 7th and (from an hour) every 61st second: steps
+  // coprime with 60 that still reach every second of the minute and every minute of the hour.
+  it('fires exactly at offset + k·interval for every schedulable interval and offset', () => {
+    let checked = 0;
+    for (let seconds = 1; seconds <= DAY_SECONDS; seconds++) {
+      if (cronForInterval(seconds * 1000) === null) continue;
+      const stride = seconds >= 3600 ? 61 : seconds >= 60 ? 7 : 1;
+      for (let offset = 0; offset < seconds; offset += stride) {
+        const expression = cronWithOffset(seconds * 1000, offset * 1000 + 999);
+        if (expression === null) throw new Error(`${seconds}s at ${offset}s: no expression`);
+        const expected = Array.from(
+          { length: DAY_SECONDS / seconds },
+          (_, k) => offset + k * seconds,
+        );
+        const fired = firingSecondsOfDay(expression);
+        if (fired.length !== expected.length || fired.some((t, i) => t !== expected[i])) {
+          throw new Error(
+            `every ${seconds}s at +${offset}s: "${expression}" fires at ${fired.slice(0, 5).join(', ')}…`,
+          );
+        }
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(4_000);
   });
 });

@@ -1,5 +1,8 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+/**
+ * The scheduler without waiting on the wall clock: node-cron's ticks run on vitest's fake clock,
+ * and overlap, back-off and shutdown are driven tick by tick with checks the test releases.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AnyCheck, CheckResult } from '../../src/checks/check.js';
 import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import { pingCheck } from '../../src/checks/ping.js';
@@ -18,108 +21,202 @@ beforeAll(async () => {
   sim = await startTestSimulator();
 });
 afterAll(() => sim.close());
-
-/** A ping that also takes `ms` of its own, to force overlapping schedules. */
-function slowPing(ms: number): AnyCheck {
-  return {
-    ...pingCheck,
-    async run(ctx) {
-      await ctx.sleep(ms);
-      return pingCheck.run(ctx);
-    },
-  };
-}
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 const noLifecycle: AnyCheck = {
   ...lifecycleCheck,
   run: () => Promise.reject(new Error('not scheduled in these tests')),
 };
 
-async function schedule(
+/** A ping check whose runs wait until the test releases them; `started` counts the runs. */
+function heldPing() {
+  const waiting: Array<() => void> = [];
+  let started = 0;
+  let notify: () => void = () => {};
+  const check: AnyCheck = {
+    ...pingCheck,
+    async run(ctx) {
+      started++;
+      notify();
+      ctx.cleanup(async () => void cleanups.push(started));
+      await new Promise<void>((resolve, reject) => {
+        waiting.push(resolve);
+        ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      });
+      return pingCheck.run(ctx);
+    },
+  };
+  const cleanups: number[] = [];
+  return {
+    check,
+    cleanups,
+    started: () => started,
+    /** Resolves once `n` runs have started. */
+    untilStarted: (n: number) =>
+      new Promise<void>((resolve) => {
+        notify = () => started >= n && resolve();
+        notify();
+      }),
+    releaseAll: () => waiting.splice(0).forEach((resolve) => resolve()),
+  };
+}
+
+async function setUp(
   check: AnyCheck,
-  seconds: number,
-  setup?: (s: { gateClose: (ms: number) => void }) => void,
+  {
+    random = (): number => 0,
+    intervalMs = 1_000,
+    timeoutMs = 2_500,
+  }: { random?: () => number; intervalMs?: number; timeoutMs?: number } = {},
 ) {
   const env = testEnvironment(sim.url, {
-    ping: { intervalMs: 1_000, timeoutMs: 2_500 },
+    ping: { intervalMs, timeoutMs },
     lifecycle: { enabled: false },
   });
   const { runtime } = await testRuntime(env);
-  setup?.({ gateClose: (ms) => runtime.gate.closeFor(ms) });
   const results: CheckResult[] = [];
   const skips: Array<{ check: string; reason: SkipReason }> = [];
+  let resultSeen: () => void = () => {};
   const scheduler = new Scheduler({
     environments: [runtime],
     checks: [check, noLifecycle],
-    onResult: (r) => results.push(r),
+    onResult: (r) => {
+      results.push(r);
+      resultSeen();
+    },
     onSkip: (_env, c, reason) => skips.push({ check: c, reason }),
     log: captureLogger().log,
-    random: () => 0,
+    random,
   });
-  scheduler.start();
-  await delay(seconds * 1000);
-  await scheduler.stop(5_000);
-  await runtime.close();
-  return { results, skips, scheduler };
+  const nextResult = () => new Promise<void>((resolve) => (resultSeen = resolve));
+  return { runtime, scheduler, results, skips, nextResult };
 }
 
+const instant: AnyCheck = {
+  ...pingCheck,
+  run: () => Promise.resolve({ outcome: 'pass', reason: null, facts: null }),
+};
+
 describe('Scheduler', () => {
-  it('runs a 1 s check about once a second at the second boundary', async () => {
-    const { results, scheduler } = await schedule(pingCheck, 3.5);
-    expect(scheduler.schedule).toEqual([
+  /** Runs an instant check on the fake clock from `startIso` for `ms`; its runs' start times. */
+  async function onFakeClock(startIso: string, ms: number, options: Parameters<typeof setUp>[1]) {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+    });
+    vi.setSystemTime(new Date(startIso));
+    const { runtime, scheduler, results } = await setUp(instant, options);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(ms);
+    vi.useRealTimers();
+    await scheduler.stop(1_000);
+    await runtime.close();
+    return {
+      schedule: scheduler.schedule,
+      starts: results.map((r) => new Date(r.startedAt).toISOString()),
+    };
+  }
+
+  it('fires a 1 s check once per second, on the second boundary', async () => {
+    const { schedule, starts } = await onFakeClock('2026-01-01T12:00:00.300Z', 3_000, {});
+    expect(schedule).toEqual([
       { environment: 'production', check: 'ping', cron: '* * * * * *', offsetMs: 0 },
     ]);
-    expect(results.length).toBeGreaterThanOrEqual(2);
-    expect(results.length).toBeLessThanOrEqual(4);
-    expect(results.every((r) => r.outcome === 'pass')).toBe(true);
+    expect(starts).toEqual([
+      '2026-01-01T12:00:01.000Z',
+      '2026-01-01T12:00:02.000Z',
+      '2026-01-01T12:00:03.000Z',
+    ]);
   });
 
-  it('never overlaps runs of the same check, and counts the skipped ones as overlap', async () => {
-    const { results, skips } = await schedule(slowPing(1_600), 4.5);
-    expect(skips.filter((s) => s.reason === 'overlap').length).toBeGreaterThanOrEqual(1);
-    // Runs never overlap: each starts after the previous one finished.
-    const spans = results.map((r) => [r.startedAt, r.startedAt + r.durationMs] as const);
-    for (let i = 1; i < spans.length; i += 1) {
-      expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1] - 1);
-    }
+  it('fires at its fixed start offset inside the interval, to the millisecond', async () => {
+    // 0.5123 of a 15 s interval: 7684 ms. cron fires at second 7 of every 15; each tick then
+    // waits the remaining 684 ms, so many environments spread across the second.
+    const { schedule, starts } = await onFakeClock('2026-01-01T12:00:00.000Z', 40_000, {
+      random: () => 0.5123,
+      intervalMs: 15_000,
+    });
+    expect(schedule).toEqual([
+      { environment: 'production', check: 'ping', cron: '7-59/15 * * * * *', offsetMs: 7684 },
+    ]);
+    expect(starts).toEqual([
+      '2026-01-01T12:00:07.684Z',
+      '2026-01-01T12:00:22.684Z',
+      '2026-01-01T12:00:37.684Z',
+    ]);
   });
 
-  it('skips runs while the API asked to back off, counted as rate_limit_backoff', async () => {
+  it('never overlaps runs of the same check, and counts the skipped ticks as overlap', async () => {
+    const held = heldPing();
+    const { runtime, scheduler, results, skips, nextResult } = await setUp(held.check);
+    scheduler.fire(runtime, held.check);
+    await held.untilStarted(1);
+    scheduler.fire(runtime, held.check);
+    scheduler.fire(runtime, held.check);
+    expect(held.started()).toBe(1);
+    expect(skips).toEqual([
+      { check: 'ping', reason: 'overlap' },
+      { check: 'ping', reason: 'overlap' },
+    ]);
+    const first = nextResult();
+    held.releaseAll();
+    await first;
+    // The next tick after the run finished starts a run again.
+    await vi.waitFor(() => expect(scheduler.running).toBe(0));
+    scheduler.fire(runtime, held.check);
+    await held.untilStarted(2);
+    const second = nextResult();
+    held.releaseAll();
+    await second;
+    expect(results.map((r) => r.outcome)).toEqual(['pass', 'pass']);
+    await scheduler.stop(1_000);
+    await runtime.close();
+  });
+
+  it('skips ticks while the API asked to back off, counted as rate_limit_backoff', async () => {
     const before = sim.requests.length;
-    const { results, skips } = await schedule(pingCheck, 2.5, ({ gateClose }) => gateClose(60_000));
+    const { runtime, scheduler, results, skips } = await setUp(pingCheck);
+    runtime.gate.closeFor(60_000);
+    scheduler.fire(runtime, pingCheck);
+    scheduler.fire(runtime, pingCheck);
+    expect(skips).toEqual([
+      { check: 'ping', reason: 'rate_limit_backoff' },
+      { check: 'ping', reason: 'rate_limit_backoff' },
+    ]);
+    expect(scheduler.running).toBe(0);
+    await scheduler.stop(1_000);
+    await runtime.close();
     expect(results).toEqual([]);
-    expect(skips.length).toBeGreaterThanOrEqual(2);
-    expect(skips.every((s) => s.reason === 'rate_limit_backoff')).toBe(true);
     expect(sim.requests.length).toBe(before);
   });
 
-  it('stops gracefully: in-flight runs finish, nothing starts afterwards', async () => {
-    const env = testEnvironment(sim.url, { lifecycle: { enabled: false } });
-    const { runtime } = await testRuntime(env);
-    const results: CheckResult[] = [];
-    const scheduler = new Scheduler({
-      environments: [runtime],
-      checks: [slowPing(500), noLifecycle],
-      onResult: (r) => results.push(r),
-      onSkip: () => {},
-      log: captureLogger().log,
-      random: () => 0,
-    });
-    scheduler.start();
-    await new Promise<void>((resolve) => {
-      const timer = setInterval(() => {
-        if (scheduler.running > 0) {
-          clearInterval(timer);
-          resolve();
-        }
-      }, 10);
-    });
-    await scheduler.stop(5_000);
+  it('stops gracefully: an in-flight run finishes, no tick starts one afterwards', async () => {
+    const held = heldPing();
+    const { runtime, scheduler, results } = await setUp(held.check);
+    scheduler.fire(runtime, held.check);
+    await held.untilStarted(1);
+    const stopped = scheduler.stop(5_000);
+    held.releaseAll();
+    await stopped;
+    expect(results.map((r) => r.outcome)).toEqual(['pass']);
+    scheduler.fire(runtime, held.check);
+    expect(held.started()).toBe(1);
+    expect(scheduler.running).toBe(0);
+    await runtime.close();
+  });
+
+  it('aborts a run that outlives the grace period, and its cleanups still run', async () => {
+    const held = heldPing();
+    // A run deadline of 21 s: the run must end at the 20 ms grace period, long before it.
+    const { runtime, scheduler, results } = await setUp(held.check, { timeoutMs: 20_000 });
+    scheduler.fire(runtime, held.check);
+    await held.untilStarted(1);
+    await scheduler.stop(20);
     expect(results).toHaveLength(1);
-    expect(results[0]?.outcome).toBe('pass');
-    const count = sim.requests.length;
-    await delay(1_500);
-    expect(sim.requests.length).toBe(count);
+    expect(results[0]).toMatchObject({ outcome: 'fail', reason: 'timeout' });
+    expect(results[0]?.durationMs).toBeLessThan(10_000);
+    expect(held.cleanups).toEqual([1]);
     await runtime.close();
   });
 });

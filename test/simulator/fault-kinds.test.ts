@@ -149,6 +149,17 @@ describe('latency, hang, reset, malformed, html', () => {
     expect(() => JSON.parse(res.text)).toThrow();
   });
 
+  it('malformed answers a session creation with 201, the status a client reads the body on', async () => {
+    const sim = await startTestSimulator();
+    const res = await client(sim.url).post(
+      '/sessions',
+      { street1: '1 Instant Way', zip: '10001', campaign_id: 'test' },
+      fault({ kind: 'malformed' }),
+    );
+    expect(res.status).toBe(201);
+    expect(() => JSON.parse(res.text)).toThrow();
+  });
+
   it('html answers 200 with an HTML page', async () => {
     const sim = await startTestSimulator();
     const res = await client(sim.url).get('/ping', fault({ kind: 'html' }));

@@ -20,6 +20,8 @@ export interface LoggedRequest {
   at: number;
   method: string;
   path: string;
+  /** The simulator's X-Request-Id for this request, once it answered. */
+  requestId?: string;
 }
 
 export interface TestSimulator {
@@ -37,7 +39,16 @@ export async function startTestSimulator(
   const requests: LoggedRequest[] = [];
   const server: Server = createServer((req, res) => {
     if (!req.url?.startsWith('/__sim/')) {
-      requests.push({ at: performance.now(), method: req.method ?? '', path: req.url ?? '' });
+      const entry: LoggedRequest = {
+        at: performance.now(),
+        method: req.method ?? '',
+        path: req.url ?? '',
+      };
+      requests.push(entry);
+      res.once('finish', () => {
+        const id = res.getHeader('x-request-id');
+        if (typeof id === 'string') entry.requestId = id;
+      });
     }
     simulator.app(req, res);
   });

@@ -1,0 +1,378 @@
+/**
+ * What a scenario's events mean to the monitor: each minute's ping or lifecycle event becomes the
+ * CheckResult a real run would have produced, handed to the daemon's real Recorder at the moment
+ * the run finished. This is the only part of the rule-test generator that knows the shape of a
+ * check result; everything after it (recording, rendering, encoding) reads what the recorder wrote.
+ *
+ * Time model: the scenario starts at Unix time 0. The ping of minute m starts at m·60 + 1 s and
+ * finishes after its duration; a lifecycle run of minute m finishes at m·60 + 50 s. Sessions open
+ * are set at the start of each minute.
+ */
+import { analyticsCheck, type AnalyticsFacts } from '../../src/checks/analytics.js';
+import type { CheckResult } from '../../src/checks/check.js';
+import {
+  COVERAGE_RESULTS,
+  coverageCheck,
+  type CoverageFacts,
+  type CoverageResult,
+} from '../../src/checks/coverage.js';
+import { providersCheck, type ProvidersFacts } from '../../src/checks/providers.js';
+import {
+  LIFECYCLE_RESULTS,
+  lifecycleCheck,
+  type LifecycleFacts,
+  type LifecycleResult,
+  type QualifyOutcome,
+} from '../../src/checks/lifecycle.js';
+import { pingCheck, type PingFacts, type PingResult } from '../../src/checks/ping.js';
+import {
+  formatProblems,
+  validateConfigDocument,
+  type EnvironmentConfig,
+} from '../../src/config/index.js';
+import type { Recorder } from '../../src/metrics/recorder.js';
+import type { ContractResult } from '../../src/vocabulary.js';
+import { NO_EVENT, expandTimeline, type EnvironmentSpec } from './scenarios.js';
+
+/** What one ping event is: its result, how long it took (timeouts at elapsed time), its status. */
+export const PING_EVENTS: Readonly<
+  Record<string, { result: PingResult; seconds: number; code: string }>
+> = {
+  ok: { result: 'ok', seconds: 0.05, code: '200' },
+  slow_elevated: { result: 'ok', seconds: 0.3, code: '200' },
+  slow_warning: { result: 'ok', seconds: 0.7, code: '200' },
+  slow_critical: { result: 'ok', seconds: 2, code: '200' },
+  // The 10 s timeout fires a little after 10 s: above the le="10" bucket, like the real thing.
+  timeout: { result: 'timeout', seconds: 10.001, code: 'none' },
+  server_error: { result: 'server_error', seconds: 0.05, code: '500' },
+  network_error: { result: 'network_error', seconds: 0.005, code: 'none' },
+  unauthorized: { result: 'unauthorized', seconds: 0.05, code: '401' },
+  rate_limited: { result: 'rate_limited', seconds: 0.05, code: '429' },
+  unexpected_status: { result: 'unexpected_status', seconds: 0.05, code: '404' },
+  invalid_body: { result: 'invalid_body', seconds: 0.05, code: '200' },
+};
+
+/**
+ * What the lifecycle check finds on the way to each result: the final qualify status (null when
+ * the run ended before one was known) and the closed-session check (null when no close was
+ * confirmed, so nothing was verified). These are the check's facts, not its metrics.
+ */
+const LIFECYCLE_FACTS: Readonly<
+  Record<LifecycleResult, { qualify: QualifyOutcome | null; closedGone: ContractResult | null }>
+> = {
+  success: { qualify: 'available', closedGone: 'pass' },
+  create_failed: { qualify: null, closedGone: null },
+  qualify_failed: { qualify: 'failed', closedGone: 'pass' },
+  qualify_timeout: { qualify: 'timeout', closedGone: 'pass' },
+  unexpected_outcome: { qualify: 'no_service', closedGone: 'pass' },
+  close_failed: { qualify: 'available', closedGone: null },
+  not_gone_after_close: { qualify: 'available', closedGone: 'fail' },
+  unauthorized: { qualify: null, closedGone: null },
+  rate_limited: { qualify: null, closedGone: null },
+  address_validation_unavailable: { qualify: null, closedGone: null },
+  error: { qualify: null, closedGone: null },
+};
+
+const LIFECYCLE_SECONDS = 20;
+
+/**
+ * An analytics run's ingest findings: `ok` (nothing new late or missing), `late` (a session became
+ * late), `missing` (a session was given up), `late+missing` (both).
+ */
+const ANALYTICS_EVENTS: Readonly<Record<string, { late: number; missing: number }>> = {
+  ok: { late: 0, missing: 0 },
+  late: { late: 1, missing: 0 },
+  missing: { late: 0, missing: 1 },
+  'late+missing': { late: 1, missing: 1 },
+};
+
+const ANALYTICS_SECONDS = 5;
+const REFERENCE_SECONDS = 1;
+
+/** Something the daemon records at scenario second `at`. */
+export interface RecordedEvent {
+  at: number;
+  record(recorder: Recorder): void;
+}
+
+/**
+ * The configuration of the scenario's environments (thresholds, ping interval), built by the
+ * daemon's own config validation so the configuration gauges are what a config file would give.
+ */
+export function environmentConfigs(
+  environments: Readonly<Record<string, EnvironmentSpec>>,
+): EnvironmentConfig[] {
+  const ms = (seconds: number) => `${Math.round(seconds * 1000)}ms`;
+  const loaded = validateConfigDocument(
+    {
+      environments: Object.entries(environments).map(([name, spec]) => {
+        const t = spec.thresholds;
+        return {
+          name,
+          base_url: 'http://127.0.0.1:1',
+          api_key_env: 'ISA_RULE_TEST_KEY',
+          ...(t && {
+            thresholds: {
+              expected: ms(t.expected),
+              warning: ms(t.warning),
+              critical: ms(t.critical),
+            },
+          }),
+          ping: { interval: ms(spec.interval ?? 60) },
+          // Lifecycle runs are synthetic here; the check only needs a valid section.
+          lifecycle: { addresses: [{ street1: '2 Pending Ave', zip: '80202' }] },
+          // Off by default, as in a config file: on only where the scenario has its timeline.
+          analytics: { enabled: spec.analytics !== undefined },
+          // The reference checks too: their series exist only where the scenario has a timeline.
+          providers: { enabled: spec.providers !== undefined },
+          coverage: { enabled: spec.coverage !== undefined },
+        };
+      }),
+    },
+    { env: { ISA_RULE_TEST_KEY: 'rule-test-key' } },
+  );
+  if (!loaded.ok) throw new Error(`scenario environments: ${formatProblems(loaded.problems)}`);
+  return loaded.config.environments;
+}
+
+/** Every event of one environment's timelines, as the recorder would receive it. */
+export function environmentEvents(
+  environment: string,
+  spec: EnvironmentSpec,
+  minutes: number,
+): RecordedEvent[] {
+  const events: RecordedEvent[] = [];
+  expandTimeline(spec.ping ?? '', minutes, 'ok').forEach((event, m) => {
+    const ping = pingEvent(event);
+    if (!ping) return;
+    const start = m * 60 + 1;
+    const result = pingResult(environment, ping, start);
+    events.push({ at: start + ping.seconds, record: (r) => r.recordResult(result) });
+  });
+  expandTimeline(spec.lifecycle ?? '', minutes, NO_EVENT).forEach((event, m) => {
+    const outcome = lifecycleEvent(event);
+    if (!outcome) return;
+    const finish = m * 60 + 50;
+    const result = lifecycleResult(environment, outcome, finish - LIFECYCLE_SECONDS);
+    events.push({ at: finish, record: (r) => r.recordResult(result) });
+  });
+  // An analytics run of minute m finishes at m·60 + 30 s.
+  expandTimeline(spec.analytics ?? '', minutes, NO_EVENT).forEach((event, m) => {
+    const found = analyticsEvent(event);
+    if (!found) return;
+    const finish = m * 60 + 30;
+    const result = analyticsResult(environment, found, finish - ANALYTICS_SECONDS);
+    events.push({ at: finish, record: (r) => r.recordResult(result) });
+  });
+  // A provider-list fetch of minute m finishes at m·60 + 30 s and lists that many providers.
+  expandTimeline(spec.providers ?? '', minutes, NO_EVENT).forEach((event, m) => {
+    if (event === NO_EVENT) return;
+    const n = Number(event);
+    if (!Number.isInteger(n) || n < 0) {
+      throw new Error(`providers must be whole numbers or -, got "${event}"`);
+    }
+    const result = providersResult(environment, n, m * 60 + 30 - REFERENCE_SECONDS);
+    events.push({ at: m * 60 + 30, record: (r) => r.recordResult(result) });
+  });
+  // A coverage run of minute m finishes at m·60 + 40 s with the given result.
+  expandTimeline(spec.coverage ?? '', minutes, NO_EVENT).forEach((event, m) => {
+    if (event === NO_EVENT) return;
+    if (!(COVERAGE_RESULTS as readonly string[]).includes(event)) {
+      throw new Error(
+        `unknown coverage event "${event}"; known: ${COVERAGE_RESULTS.join(', ')}, -`,
+      );
+    }
+    const found = event as CoverageResult;
+    const result = coverageResult(environment, found, m * 60 + 40 - REFERENCE_SECONDS);
+    events.push({ at: m * 60 + 40, record: (r) => r.recordResult(result) });
+  });
+  expandTimeline(spec.sessions ?? '', minutes, '0').forEach((v, m) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0)
+      throw new Error(`sessions must be whole numbers, got "${v}"`);
+    events.push({ at: m * 60, record: (r) => r.setSessionsOpen(environment, n) });
+  });
+  return events;
+}
+
+/** A ping event's result and duration; `ok@0.6` overrides the duration of a named event. */
+function pingEvent(event: string): (typeof PING_EVENTS)[string] | null {
+  if (event === NO_EVENT) return null;
+  const [name = '', override] = event.split('@');
+  const known = PING_EVENTS[name];
+  if (!known)
+    throw new Error(
+      `unknown ping event "${event}"; known: ${Object.keys(PING_EVENTS).join(', ')}, -`,
+    );
+  if (override === undefined) return known;
+  const seconds = Number(override);
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new Error(`bad duration in ping event "${event}"`);
+  return { ...known, seconds };
+}
+
+function analyticsEvent(event: string): { late: number; missing: number } | null {
+  if (event === NO_EVENT) return null;
+  const known = ANALYTICS_EVENTS[event];
+  if (!known) {
+    throw new Error(
+      `unknown analytics event "${event}"; known: ${Object.keys(ANALYTICS_EVENTS).join(', ')}, -`,
+    );
+  }
+  return known;
+}
+
+function lifecycleEvent(event: string): LifecycleResult | null {
+  if (event === NO_EVENT) return null;
+  if (!(LIFECYCLE_RESULTS as readonly string[]).includes(event)) {
+    throw new Error(
+      `unknown lifecycle event "${event}"; known: ${LIFECYCLE_RESULTS.join(', ')}, -`,
+    );
+  }
+  return event as LifecycleResult;
+}
+
+function pingResult(
+  environment: string,
+  ping: (typeof PING_EVENTS)[string],
+  startSeconds: number,
+): CheckResult<PingFacts> {
+  const ok = ping.result === 'ok';
+  const durationMs = Math.round(ping.seconds * 1000);
+  const facts: PingFacts = {
+    result: ping.result,
+    durationMs,
+    phases: {},
+    // No phases are simulated, so no connection is measured as opened either.
+    connectionOpened: false,
+    up: ok,
+    latencyClass: null,
+  };
+  return {
+    check: pingCheck.name,
+    environment,
+    outcome: ok ? 'pass' : 'fail',
+    reason: ok ? null : ping.result,
+    summary: pingCheck.summary(facts),
+    startedAt: startSeconds * 1000,
+    durationMs,
+    steps: [],
+    facts,
+    responses: [{ operation: 'ping', code: ping.code }],
+    contractChecks: [],
+  };
+}
+
+function lifecycleResult(
+  environment: string,
+  result: LifecycleResult,
+  startSeconds: number,
+): CheckResult<LifecycleFacts> {
+  const found = LIFECYCLE_FACTS[result];
+  const facts: LifecycleFacts = {
+    result,
+    qualifyOutcome: found.qualify,
+    qualifyDurationMs: null,
+    stepDurationsMs: {},
+    pollStatuses: [],
+    serviceDataSet: null,
+  };
+  return {
+    check: lifecycleCheck.name,
+    environment,
+    outcome: result === 'success' ? 'pass' : 'fail',
+    reason: result === 'success' ? null : result,
+    summary: lifecycleCheck.summary(facts),
+    startedAt: startSeconds * 1000,
+    durationMs: LIFECYCLE_SECONDS * 1000,
+    steps: [],
+    facts,
+    responses: [],
+    contractChecks:
+      found.closedGone === null ? [] : [{ check: 'closed_session_gone', result: found.closedGone }],
+  };
+}
+
+function analyticsResult(
+  environment: string,
+  found: { late: number; missing: number },
+  startSeconds: number,
+): CheckResult<AnalyticsFacts> {
+  const facts: AnalyticsFacts = {
+    result: found.missing > 0 ? 'sessions_missing' : 'success',
+    pages: 1,
+    rows: 0,
+    syncDurationMs: 100,
+    syncSucceeded: true,
+    ingestLagsMs: [],
+    late: found.late,
+    missing: found.missing,
+    awaiting: 0,
+    oldestAwaitingMs: 0,
+  };
+  return {
+    check: analyticsCheck.name,
+    environment,
+    outcome: facts.result === 'success' ? 'pass' : 'fail',
+    reason: facts.result === 'success' ? null : facts.result,
+    summary: analyticsCheck.summary(facts),
+    startedAt: startSeconds * 1000,
+    durationMs: ANALYTICS_SECONDS * 1000,
+    steps: [],
+    facts,
+    responses: [],
+    contractChecks: [],
+  };
+}
+
+/** A provider-list fetch that listed `n` providers, all counted as FCC providers. */
+function providersResult(
+  environment: string,
+  n: number,
+  startSeconds: number,
+): CheckResult<ProvidersFacts> {
+  const facts: ProvidersFacts = {
+    result: n === 0 ? 'empty' : 'ok',
+    counts: { fcc_provider: n, supplemental_brand: 0 },
+    listHash: null,
+    changed: false,
+    violation: null,
+  };
+  return referenceResult(environment, providersCheck, facts, startSeconds);
+}
+
+function coverageResult(
+  environment: string,
+  result: CoverageResult,
+  startSeconds: number,
+): CheckResult<CoverageFacts> {
+  const facts: CoverageFacts = {
+    result,
+    providers: null,
+    matchedAreasViolation: null,
+    refusalStatus: null,
+  };
+  return referenceResult(environment, coverageCheck, facts, startSeconds);
+}
+
+function referenceResult<F extends { result: string }>(
+  environment: string,
+  check: { name: string; summary(facts: F | null): CheckResult['summary'] },
+  facts: F,
+  startSeconds: number,
+): CheckResult<F> {
+  const ok = facts.result === 'ok';
+  return {
+    check: check.name,
+    environment,
+    outcome: ok ? 'pass' : 'fail',
+    reason: ok ? null : facts.result,
+    summary: check.summary(facts),
+    startedAt: startSeconds * 1000,
+    durationMs: REFERENCE_SECONDS * 1000,
+    steps: [],
+    facts,
+    responses: [],
+    contractChecks: [],
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * The scenario files of the rule tests (`alerts/tests/scenarios/*.yaml`): their schema and their
+ * per-minute timelines. A scenario says what happened each minute (`10*ok 5*slow_critical`); this
+ * module only reads that text. What an event means to the monitor is `check-results.ts`'s business.
+ */
+import { z } from 'zod';
+import YAML from 'yaml';
+import { parseDuration } from './durations.js';
+
+/** The event for "nothing this minute" (no ping, no finished lifecycle run). */
+export const NO_EVENT = '-';
+
+const labelValue = z.union([z.string(), z.null()]);
+const firingSchema = z
+  .object({ value: z.number().optional() })
+  .catchall(labelValue)
+  .describe('expected alert: its labels (null drops a default) and its value');
+
+const alertCheckSchema = z
+  .object({
+    at: z.string(),
+    alert: z.string(),
+    firing: z.array(firingSchema).default([]),
+    why: z.string().optional(),
+  })
+  .strict();
+const queryCheckSchema = z
+  .object({
+    at: z.string(),
+    query: z.string(),
+    samples: z.array(z.object({ labels: z.string(), value: z.number() }).strict()),
+    why: z.string().optional(),
+  })
+  .strict();
+
+const environmentSchema = z
+  .object({
+    ping: z.string().optional(),
+    lifecycle: z.string().optional(),
+    sessions: z.string().optional(),
+    /** Analytics run findings per minute; without it, analytics is disabled (no series). */
+    analytics: z.string().optional(),
+    /** Provider-list fetches: the number of providers listed, or `-` (no fetch that minute). */
+    providers: z.string().optional(),
+    /** Coverage runs: a result of `isa_coverage_runs_total` per minute, or `-`. */
+    coverage: z.string().optional(),
+    thresholds: z
+      .object({ expected: z.number(), warning: z.number(), critical: z.number() })
+      .strict()
+      .optional(),
+    interval: z.number().positive().optional(),
+  })
+  .strict();
+
+const scenarioSchema = z
+  .object({
+    name: z.string(),
+    /** How long the scenario runs; by default one minute past its last check. */
+    minutes: z.number().int().positive().optional(),
+    monitor: z.string().optional(),
+    /** `prometheus3`: write `le` the way Prometheus 3 normalises it (`1.0`, `10.0`). */
+    le_style: z.enum(['prometheus2', 'prometheus3']).default('prometheus2'),
+    environments: z.record(z.string(), environmentSchema),
+    checks: z.array(z.union([alertCheckSchema, queryCheckSchema])).min(1),
+  })
+  .strict();
+
+const scenarioFileSchema = z
+  .object({
+    scrape_interval: z.string().default('15s'),
+    evaluation_interval: z.string().default('15s'),
+    target: z
+      .object({ job: z.string(), instance: z.string() })
+      .strict()
+      .default({ job: 'isa-monitor', instance: '127.0.0.1:9464' }),
+    scenarios: z.array(scenarioSchema).min(1),
+  })
+  .strict();
+
+export type ScenarioFile = z.infer<typeof scenarioFileSchema>;
+export type Scenario = z.infer<typeof scenarioSchema>;
+export type EnvironmentSpec = z.infer<typeof environmentSchema>;
+export type AlertCheck = z.infer<typeof alertCheckSchema>;
+export type QueryCheck = z.infer<typeof queryCheckSchema>;
+export type FiringEntry = z.infer<typeof firingSchema>;
+export type Target = ScenarioFile['target'];
+
+/** Parses and validates a scenario file; errors name the source and the key path. */
+export function parseScenarioFile(text: string, source: string): ScenarioFile {
+  const parsed = scenarioFileSchema.safeParse(YAML.parse(text));
+  if (!parsed.success) throw new Error(`${source}: ${z.prettifyError(parsed.error)}`);
+  const file = parsed.data;
+  const scrapeMs = parseDuration(file.scrape_interval);
+  if (scrapeMs % 1000 !== 0 || 60_000 % scrapeMs !== 0) {
+    throw new Error(
+      `scrape_interval must be whole seconds dividing a minute, got ${file.scrape_interval}`,
+    );
+  }
+  return file;
+}
+
+export function isAlertCheck(check: Scenario['checks'][number]): check is AlertCheck {
+  return 'alert' in check;
+}
+
+/**
+ * Expands a timeline such as `10*ok 3*(slow_critical ok) -` into one event per minute, cut or
+ * padded with `pad` to exactly `minutes`.
+ */
+export function expandTimeline(text: string, minutes: number, pad: string): string[] {
+  const tokens = text.match(/\d+\*|\(|\)|[^\s()*]+/g) ?? [];
+  let pos = 0;
+  const parseSequence = (closing: boolean): string[] => {
+    const events: string[] = [];
+    while (pos < tokens.length) {
+      let token = tokens[pos++] ?? '';
+      if (token === ')') {
+        if (!closing) throw new Error(`unbalanced ")" in timeline "${text}"`);
+        return events;
+      }
+      let count = 1;
+      if (/^\d+\*$/.test(token)) {
+        count = Number(token.slice(0, -1));
+        token = tokens[pos++] ?? '';
+      }
+      let item: string[];
+      if (token === '(') item = parseSequence(true);
+      else if (token === ')' || token === '')
+        throw new Error(`repeat without an event in "${text}"`);
+      else item = [token];
+      for (let i = 0; i < count; i++) events.push(...item);
+    }
+    if (closing) throw new Error(`missing ")" in timeline "${text}"`);
+    return events;
+  };
+  const events = parseSequence(false).slice(0, minutes);
+  while (events.length < minutes) events.push(pad);
+  return events;
+}
+
+/** The scenario's length in minutes: as given, or one minute past its last check. */
+export function scenarioMinutes(scenario: Scenario): number {
+  if (scenario.minutes !== undefined) return scenario.minutes;
+  const last = Math.max(...scenario.checks.map((c) => parseDuration(c.at)));
+  return Math.floor(last / 60_000) + 1;
+}
+
+export const MONITOR_STATES = ['up', 'down', 'absent'] as const;
+export type MonitorState = (typeof MONITOR_STATES)[number];
+
+/** The monitor's state each minute: scraped (`up`), failing scrapes (`down`), no target. */
+export function monitorTimeline(scenario: Scenario): MonitorState[] {
+  return expandTimeline(scenario.monitor ?? '', scenarioMinutes(scenario), 'up').map((s) => {
+    if (!(MONITOR_STATES as readonly string[]).includes(s)) {
+      throw new Error(`unknown monitor state "${s}"; known: ${MONITOR_STATES.join(', ')}`);
+    }
+    return s as MonitorState;
+  });
+}
