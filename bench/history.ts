@@ -35,7 +35,14 @@ function step(name: string, method: string, path: string, status: number, ms: nu
 function pingRun(environment: string, t: number, i: number): CheckResult {
   const durationMs = 40 + (i % 50) + Math.random();
   const phases = { connect: 1.234, tls: 12.345, processing: durationMs - 20, transfer: 0.456 };
-  const facts = { result: 'ok', durationMs, phases, up: true, latencyClass: 'expected' } as const;
+  const facts = {
+    result: 'ok',
+    durationMs,
+    phases,
+    connectionOpened: true,
+    up: true,
+    latencyClass: 'expected',
+  } as const;
   return {
     check: 'ping',
     environment,
