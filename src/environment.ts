@@ -13,19 +13,24 @@ import { RequestBudget } from './limits/request-budget.js';
 import { runCheck } from './runner.js';
 import type { SessionLedger } from './sessions/ledger.js';
 import { SessionReaper } from './sessions/reaper.js';
+import type { CreateIntent } from './sessions/ledger.js';
+import { SessionTracking } from './sessions/tracker.js';
 
 export interface EnvironmentRuntimeOptions {
   ledger: SessionLedger;
   userAgent: string;
   log: CheckLogger;
   dispatcher?: Dispatcher;
+  /** A create intent that ended with no token: a session nobody can close (reported). */
+  onUnrecoverable?: (intent: CreateIntent) => void;
 }
 
 export class EnvironmentRuntime {
   readonly client: ApiClient;
   readonly budget: RequestBudget;
-  readonly gate = new BackoffGate();
+  readonly gate: BackoffGate;
   readonly sessions: SessionTracker;
+  readonly tracking: SessionTracking;
   readonly reaper: SessionReaper;
   private readonly runNumbers: Record<CheckName, number> = { ping: 0, lifecycle: 0 };
 
@@ -38,14 +43,17 @@ export class EnvironmentRuntime {
       apiKey: config.apiKey,
       userAgent: opts.userAgent,
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      // Every 429 and every 503 with Retry-After closes the gate, whichever path received it.
+      onResponse: (response) => this.gate.observe(response.statusCode, response.retryAfterMs),
     });
     this.budget = new RequestBudget(config.requestBudgetPerSecond);
     const { ledger } = opts;
     const name = config.name;
-    this.sessions = {
-      opened: (token) => ledger.add(name, token),
-      closed: (token) => ledger.remove(name, token),
-    };
+    const onUnrecoverable = opts.onUnrecoverable ?? (() => {});
+    this.gate = new BackoffGate({
+      onClamp: (requestedMs, appliedMs) =>
+        opts.log.warn({ requestedMs, appliedMs }, 'Retry-After clamped to its maximum'),
+    });
     this.reaper = new SessionReaper({
       environment: name,
       client: this.client,
@@ -54,7 +62,17 @@ export class EnvironmentRuntime {
       gate: this.gate,
       log: opts.log,
       timeoutMs: config.ping.timeoutMs,
+      onUnrecoverable,
     });
+    this.tracking = new SessionTracking({
+      environment: name,
+      ledger,
+      client: this.client,
+      reaper: this.reaper,
+      log: opts.log,
+      onUnrecoverable,
+    });
+    this.sessions = this.tracking;
   }
 
   get name(): string {
@@ -94,6 +112,7 @@ export class EnvironmentRuntime {
   }
 
   async close(): Promise<void> {
+    await this.tracking.settled();
     await this.client.close();
   }
 }

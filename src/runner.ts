@@ -19,6 +19,7 @@ import { withFields } from './checks/logger.js';
 import type { EnvironmentConfig } from './config/index.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
+import { admit } from './limits/admission.js';
 
 export interface RunOptions {
   check: Check;
@@ -52,6 +53,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const cleanups: Array<() => Promise<void>> = [];
 
   const deadline = AbortSignal.timeout(opts.timeoutMs);
+  let deadlineAt = start + opts.timeoutMs;
   let signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   const log = withFields(opts.log, { correlationId });
 
@@ -67,8 +69,9 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     sessions: opts.sessions,
     now,
     async acquireBudget() {
-      await opts.gate.waitOpen(signal);
-      await opts.budget.acquire(signal);
+      // Never wait for a Retry-After that outlasts the run: fail now, as rate limited.
+      const maxWaitMs = Math.max(0, deadlineAt - now());
+      await admit(opts.gate, opts.budget, { signal, maxWaitMs });
     },
     sleep: (ms) => delay(ms, undefined, { signal }),
     step(name, response) {
@@ -100,6 +103,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
 
   // Cleanups run newest first, under their own deadline, and never change the outcome.
   signal = AbortSignal.timeout(opts.cleanupTimeoutMs ?? 15_000);
+  deadlineAt = now() + (opts.cleanupTimeoutMs ?? 15_000);
   for (const cleanup of cleanups.reverse()) {
     try {
       await cleanup();

@@ -4,7 +4,7 @@
  * status history, logs). Results are plain data: they cross from the measurement worker to the
  * main thread as structured-clone messages.
  */
-import type { ApiClient, ApiResponse, PhaseTimings } from '../api/client.js';
+import type { ApiClient, ApiResponse, PhaseTimings, RequestOptions } from '../api/client.js';
 import type { EnvironmentConfig } from '../config/index.js';
 import type {
   CheckName,
@@ -102,10 +102,22 @@ export interface CheckContext {
 }
 
 export interface SessionTracker {
+  /**
+   * Sends `POST /sessions`: an intent is on disk first (rejects without sending when it cannot be
+   * written), and every token of the answer, whatever its status, is on disk before this resolves
+   * (`durable` is false when that write failed; the tokens are closed anyway). An answer after
+   * the deadline is still read and its sessions closed (see `sessions/tracker.ts`).
+   */
+  create(
+    body: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<{ response: ApiResponse; tokens: string[]; durable: boolean }>;
   /** Records a created session token durably (before anything else happens with it). */
   opened(token: string): Promise<void>;
   /** Forgets a token after the API confirmed the close (or 410). */
   closed(token: string): Promise<void>;
+  /** The run is done with a token it could not close: the reaper may take it over. */
+  release(token: string): void;
 }
 
 /** What a check returns: its part of the Result; the runner adds timing and the common fields. */

@@ -18,6 +18,8 @@ import {
   type QualifyStatus,
 } from '../api/schemas.js';
 import type { AddressConfig } from '../config/index.js';
+import { RetryAfterError } from '../limits/admission.js';
+import { confirmsClose } from '../sessions/tokens.js';
 import type { Check, CheckContext, CheckOutcome, LifecycleFacts } from './check.js';
 import { checkResponseSchema } from './contract.js';
 import type { LifecycleResult, QualifyOutcome } from './results.js';
@@ -68,7 +70,12 @@ async function runLifecycle(ctx: CheckContext): Promise<CheckOutcome> {
     facts.result = verdict;
   } catch (err) {
     // Anything else (the run's deadline, a shutdown) is `error`; the cleanup still closes.
-    const result = err instanceof LifecycleFailure ? err.result : 'error';
+    const result =
+      err instanceof LifecycleFailure
+        ? err.result
+        : err instanceof RetryAfterError
+          ? 'rate_limited'
+          : 'error';
     facts.result = verdict === 'success' ? result : verdict;
     if (err instanceof LifecycleFailure) {
       ctx.log.info({ result, detail: err.message }, 'lifecycle step failed');
@@ -111,15 +118,16 @@ async function createSession(
   const body = { ...fields, campaign_id: ctx.environment.lifecycle.campaignId };
   await ctx.acquireBudget();
   const createdAt = ctx.now();
-  const response = await ctx.client.createSession(body, requestOptions(ctx));
-  const token = tokenOf(response);
-  const session: SyntheticSession | null = token === null ? null : { token, closedByRun: false };
-  if (session !== null) {
-    // Cleanup first, so that even a failing ledger write cannot leave the session open; then
-    // durable before anything else: a crash from here on leaves the token for the next start-up.
-    ctx.cleanup(() => closeInCleanup(ctx, session));
-    await ctx.sessions.opened(session.token);
-  }
+  // Tokens come from any answer (header and body, whatever the status) and are on disk already.
+  const { response, tokens, durable } = await ctx.sessions.create(body, requestOptions(ctx));
+  const sessions = tokens.map((token) => ({ token, closedByRun: false }));
+  // Every token is closed in cleanup, also the extra one of a header that disagrees with the body.
+  for (const s of sessions) ctx.cleanup(() => closeInCleanup(ctx, s));
+  const session: SyntheticSession | null =
+    response.statusCode === 201
+      ? (sessions.find((s) => s.token === tokenOf(response)) ?? null)
+      : null;
+  if (!durable) throw new Error('the session ledger could not record the session');
   ctx.step('create', response);
   facts.stepDurationsMs.create = response.durationMs;
 
@@ -265,7 +273,7 @@ async function closeInCleanup(ctx: CheckContext, session: SyntheticSession): Pro
       timeoutMs: ctx.environment.ping.timeoutMs,
       correlationId: ctx.correlationId,
     });
-    if (response.statusCode === 200 || response.statusCode === 410) {
+    if (confirmsClose(response)) {
       await ctx.sessions.closed(token);
     } else {
       ctx.log.warn(
@@ -275,6 +283,8 @@ async function closeInCleanup(ctx: CheckContext, session: SyntheticSession): Pro
     }
   } catch (err) {
     ctx.log.warn({ err }, 'closing the synthetic session failed; will retry');
+  } finally {
+    ctx.sessions.release(token);
   }
 }
 
