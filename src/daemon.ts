@@ -85,6 +85,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       case 'sessions_open':
         recorder.setSessionsOpen(event.environment, event.count);
         break;
+      case 'session_unrecoverable':
+        metrics.syntheticSessionsUnrecoverable.inc({ environment: event.environment });
+        break;
+      case 'ledger_writable':
+        metrics.sessionLedgerWritable.set(event.writable ? 1 : 0);
+        break;
       case 'log':
         logger[event.level](event.fields, event.msg);
         break;

@@ -93,6 +93,11 @@ export class EnvironmentRuntime {
     return check === 'ping' ? this.config.ping.enabled : this.config.lifecycle.enabled;
   }
 
+  /** False while the session ledger cannot be written (runs that create sessions are skipped). */
+  ledgerWritable(): boolean {
+    return this.opts.ledger.writable;
+  }
+
   /** Runs `check` once in this environment. Never throws. */
   run(check: Check, signal?: AbortSignal): Promise<CheckResult> {
     const runNumber = this.runNumbers[check.name]++;

@@ -74,7 +74,12 @@ export const OPERATIONS = [
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-export const SKIP_REASONS = ['overlap', 'rate_limit_backoff', 'budget'] as const;
+export const SKIP_REASONS = [
+  'overlap',
+  'rate_limit_backoff',
+  'budget',
+  'ledger_unwritable',
+] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export const PHASES = ['resolve', 'connect', 'tls', 'processing', 'transfer'] as const;

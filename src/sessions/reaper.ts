@@ -83,7 +83,13 @@ export class SessionReaper {
   /** Takes over orphans; reports their intents (shared by every environment of the ledger). */
   private async adopt(): Promise<void> {
     try {
-      const { intents } = await this.opts.ledger.adoptOrphans();
+      const { sessions, intents } = await this.opts.ledger.adoptOrphans();
+      if (sessions.length > 0) {
+        this.opts.log.warn(
+          { sessions: sessions.length },
+          'closing synthetic sessions left open by a previous run',
+        );
+      }
       for (const intent of intents) this.opts.onUnrecoverable?.(intent);
     } catch (err) {
       this.opts.log.warn({ err }, 'could not read the session ledger for leftover sessions');

@@ -121,12 +121,22 @@ const CONTRACT: Array<{
     name: 'isa_checks_skipped_total',
     type: 'counter',
     labels: ['environment', 'check', 'reason'],
-    values: { check: ['ping', 'lifecycle'], reason: ['overlap', 'rate_limit_backoff', 'budget'] },
+    values: {
+      check: ['ping', 'lifecycle'],
+      reason: ['overlap', 'rate_limit_backoff', 'budget', 'ledger_unwritable'],
+    },
   },
   { name: 'isa_monitor_build_info', type: 'gauge', labels: ['version', 'revision', 'nodejs'] },
 ];
 
 const DEFINITIONS = Object.values(METRICS) as MetricDefinition[];
+
+/** Metrics of the monitor process itself, not of an environment. */
+const PROCESS_METRICS = [
+  'isa_monitor_build_info',
+  'isa_session_ledger_writable',
+  'isa_metrics_server_connections_rejected_total',
+];
 
 describe('createMetrics', () => {
   it('registers every metric of contract §4 with its type and labels', async () => {
@@ -155,7 +165,7 @@ describe('createMetrics', () => {
       expect(def.name).toMatch(/^isa_[a-z0-9_]+$/);
       if (def.type === 'counter') expect(def.name).toMatch(/_total$/);
       else expect(def.name).not.toMatch(/_total$/);
-      if (def.name !== 'isa_monitor_build_info') expect(def.labels).toContain('environment');
+      if (!PROCESS_METRICS.includes(def.name)) expect(def.labels).toContain('environment');
     }
   });
 
@@ -175,7 +185,8 @@ describe('createMetrics', () => {
       const perEnv = def.labels
         .filter((l) => l !== 'environment')
         .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
-      expect(expected, def.name).toHaveLength(envs.length * perEnv);
+      const environments = def.labels.includes('environment') ? envs.length : 1;
+      expect(expected, def.name).toHaveLength(environments * perEnv);
       const sampleName = def.type === 'histogram' ? `${def.name}_count` : def.name;
       const samples = (await samplesOf(registry, def.name)).filter(
         (s) => (s.metricName ?? def.name) === sampleName,
