@@ -10,6 +10,7 @@ import { withFields } from '../checks/logger.js';
 import { EnvironmentRuntime } from '../environment.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { SessionLedger, type CreateIntent } from '../sessions/ledger.js';
+import { UNRECOVERABLE_MESSAGE, unrecoverableFields } from '../sessions/unrecoverable.js';
 import {
   plainFields,
   type LogLevel,
@@ -92,21 +93,6 @@ export async function startEngine(
           'synthetic sessions still open at exit; the next start closes them',
         );
     },
-  };
-}
-
-/** What the log says about a session that may be open with a token nobody has. */
-export const UNRECOVERABLE_MESSAGE =
-  'a synthetic session may be open on the API but its token never arrived, so it cannot be closed: ask the API operator to close it (see the runbook IsaSyntheticSessionsUnrecoverable)';
-
-/** The fields the API operator needs to find the session: when, correlation id, campaign, address. */
-export function unrecoverableFields(intent: CreateIntent): Record<string, unknown> {
-  return {
-    environment: intent.environment,
-    createdAt: new Date(intent.createdAt).toISOString(),
-    correlationId: intent.correlationId,
-    campaignId: intent.campaignId,
-    address: intent.address,
   };
 }
 

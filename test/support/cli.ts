@@ -40,16 +40,17 @@ export interface CliRun {
 /** Runs `isa-monitor ...args` to completion. */
 export function runCli(
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; uid?: number } = {},
 ): Promise<CliRun> {
-  const child = spawnCli(args, opts.env);
+  const child = spawnCli(args, opts.env, opts.uid);
   return collect(child, opts.timeoutMs ?? 60_000);
 }
 
 /** Starts `isa-monitor ...args` and leaves it running. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, uid?: number): ChildProcess {
   return spawn(process.execPath, [...CLI_ARGS, ...args], {
     cwd: ROOT,
+    ...(uid === undefined ? {} : { uid, gid: uid }),
     // A clean environment: no ISA_* variable of the developer's leaks into a test.
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
