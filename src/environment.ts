@@ -23,6 +23,8 @@ export interface EnvironmentRuntimeOptions {
   dispatcher?: Dispatcher;
   /** A create intent that ended with no token: a session nobody can close (reported). */
   onUnrecoverable?: (intent: CreateIntent) => void;
+  /** How long a create's late answer is still read (default `LATE_ANSWER_GRACE_MS`). */
+  lateAnswerGraceMs?: number;
 }
 
 export class EnvironmentRuntime {
@@ -71,6 +73,7 @@ export class EnvironmentRuntime {
       reaper: this.reaper,
       log: opts.log,
       onUnrecoverable,
+      ...(opts.lateAnswerGraceMs === undefined ? {} : { graceMs: opts.lateAnswerGraceMs }),
     });
     this.sessions = this.tracking;
   }

@@ -10,8 +10,11 @@
  *    written to the ledger and held away from the reaper while the run uses it.
  * 3. A create that misses its deadline is a timeout for the run, but its answer is read for
  *    `LATE_ANSWER_GRACE_MS` more; tokens in it are written and closed at once.
- * 4. An intent that ends with no answer at all (connection reset, nothing within the grace) may
- *    be an open session nobody can close: it is reported through `onUnrecoverable`.
+ * 4. An intent that ends without a token may be an open session nobody can close: no answer at
+ *    all (connection reset, nothing within the grace), a success without a token, or a server
+ *    error other than 503 (the one the spec uses for "address validation unavailable"). It is
+ *    reported through `onUnrecoverable`. A 4xx or a 503 without a token says the API created
+ *    nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, ApiResponse, RequestOptions } from '../api/client.js';
@@ -117,7 +120,9 @@ export class SessionTracking implements SessionTracker {
         log.warn({ err }, 'could not write a session token to the ledger; closing it anyway');
       });
     }
-    if (tokens.length === 0 && response.statusCode === null) this.opts.onUnrecoverable(intent);
+    if (tokens.length === 0 && mayHaveCreated(response.statusCode)) {
+      this.opts.onUnrecoverable(intent);
+    }
     await ledger.removeIntent(intent.id).catch((err: unknown) => {
       durable = false;
       log.warn({ err }, 'could not remove a create intent from the ledger');
@@ -134,4 +139,11 @@ export class SessionTracking implements SessionTracker {
     await this.record(intent, answer, tokens);
     await this.opts.reaper.closeTokens(tokens);
   }
+}
+
+/** Whether an answer without a token may still stand for a session the API created. */
+function mayHaveCreated(statusCode: number | null): boolean {
+  if (statusCode === null) return true;
+  if (statusCode >= 200 && statusCode < 300) return true;
+  return statusCode >= 500 && statusCode !== 503;
 }
