@@ -19,7 +19,7 @@ import { withFields } from './checks/logger.js';
 import type { EnvironmentConfig } from './config/index.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
-import { admit } from './limits/admission.js';
+import { admit, RetryAfterError } from './limits/admission.js';
 
 export interface RunOptions {
   check: Check;
@@ -97,7 +97,8 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     log.warn({ err, aborted }, 'check run ended with an error');
     outcome = {
       outcome: 'fail',
-      reason: aborted ? 'timeout' : 'error',
+      // Told to wait longer than the run may: the API's rate limit, not a fault of the check.
+      reason: aborted ? 'timeout' : err instanceof RetryAfterError ? 'rate_limited' : 'error',
     };
   }
 
