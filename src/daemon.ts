@@ -7,7 +7,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { CheckResult } from './checks/check.js';
-import type { MonitorConfig } from './config/index.js';
+import { CHECK_LIST } from './checks/index.js';
+import { sectionOf, type MonitorConfig } from './config/index.js';
 import {
   startMeasurement,
   type MeasurementHost,
@@ -48,12 +49,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const metrics = createMetrics({
     environments: config.environments.map((env) => ({
       name: env.name,
-      thresholds: env.thresholds,
-      pingIntervalMs: env.ping.intervalMs,
+      // Series exist only for the checks an environment runs (docs/metrics.md).
+      checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
     })),
     build: opts.build,
   });
   const recorder = new Recorder(metrics);
+  for (const env of config.environments) recorder.describeEnvironment(env);
   const status = new StatusHistory({ environments: config.environments.map((e) => e.name) });
   let ready = false;
   let fail: (reason: string) => void = () => {};
@@ -157,8 +159,7 @@ function logRun(logger: Logger, result: CheckResult): void {
       check: result.check,
       outcome: result.outcome,
       reason: result.reason,
-      latencyClass: result.latencyClass,
-      qualifyStatus: result.qualifyStatus,
+      ...result.summary,
       durationMs: result.durationMs,
       steps: result.steps.map((s) => ({
         name: s.name,

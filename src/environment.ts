@@ -5,15 +5,16 @@
  */
 import type { Dispatcher } from 'undici';
 import { ApiClient } from './api/client.js';
-import type { Check, CheckLogger, CheckResult, SessionTracker } from './checks/check.js';
-import type { CheckName } from './checks/results.js';
-import type { EnvironmentConfig } from './config/index.js';
+import type { AnyCheck, CheckLogger, CheckResult, SessionTracker } from './checks/check.js';
+import { CHECK_LIST } from './checks/index.js';
+import { sectionOf, type EnvironmentConfig } from './config/index.js';
+import type { CheckConfigBase } from './config/section.js';
 import { BackoffGate } from './limits/backoff-gate.js';
 import { RequestBudget } from './limits/request-budget.js';
 import { runCheck } from './runner.js';
 import type { SessionLedger } from './sessions/ledger.js';
-import { SessionReaper } from './sessions/reaper.js';
 import type { CreateIntent } from './sessions/ledger.js';
+import { SessionReaper } from './sessions/reaper.js';
 import { SessionTracking } from './sessions/tracker.js';
 
 export interface EnvironmentRuntimeOptions {
@@ -34,7 +35,7 @@ export class EnvironmentRuntime {
   readonly sessions: SessionTracker;
   readonly tracking: SessionTracking;
   readonly reaper: SessionReaper;
-  private readonly runNumbers: Record<CheckName, number> = { ping: 0, lifecycle: 0 };
+  private readonly runNumbers = new Map<string, number>();
 
   constructor(
     readonly config: EnvironmentConfig,
@@ -48,14 +49,14 @@ export class EnvironmentRuntime {
       // Every 429 and every 503 with Retry-After closes the gate, whichever path received it.
       onResponse: (response) => this.gate.observe(response.statusCode, response.retryAfterMs),
     });
-    this.budget = new RequestBudget(config.requestBudgetPerSecond);
-    const { ledger } = opts;
-    const name = config.name;
-    const onUnrecoverable = opts.onUnrecoverable ?? (() => {});
     this.gate = new BackoffGate({
       onClamp: (requestedMs, appliedMs) =>
         opts.log.warn({ requestedMs, appliedMs }, 'Retry-After clamped to its maximum'),
     });
+    this.budget = new RequestBudget(config.requestBudgetPerSecond);
+    const { ledger } = opts;
+    const name = config.name;
+    const onUnrecoverable = opts.onUnrecoverable ?? (() => {});
     this.reaper = new SessionReaper({
       environment: name,
       client: this.client,
@@ -63,7 +64,8 @@ export class EnvironmentRuntime {
       budget: this.budget,
       gate: this.gate,
       log: opts.log,
-      timeoutMs: config.ping.timeoutMs,
+      // The reaper's closes are requests like any check's: the longest request timeout.
+      timeoutMs: Math.max(...CHECK_LIST.map((check) => sectionOf(config, check).requestTimeoutMs)),
       onUnrecoverable,
     });
     this.tracking = new SessionTracking({
@@ -82,18 +84,26 @@ export class EnvironmentRuntime {
     return this.config.name;
   }
 
-  /** The deadline of one run of `check` in this environment. */
-  timeoutFor(check: CheckName): number {
-    // A ping run is one request; a little headroom lets the request's own timeout fire first.
-    return check === 'ping' ? this.config.ping.timeoutMs + 1_000 : this.config.lifecycle.timeoutMs;
+  /** The config section of `check` in this environment. */
+  section(check: { name: string }): CheckConfigBase {
+    return sectionOf(this.config, check);
   }
 
-  intervalFor(check: CheckName): number {
-    return check === 'ping' ? this.config.ping.intervalMs : this.config.lifecycle.intervalMs;
+  /**
+   * The deadline of one run of `check` in this environment: its timeout, but never less than one
+   * request timeout plus a second, so a single request's own timeout fires before the deadline.
+   */
+  timeoutFor(check: { name: string }): number {
+    const section = this.section(check);
+    return Math.max(section.timeoutMs, section.requestTimeoutMs + 1_000);
   }
 
-  enabled(check: CheckName): boolean {
-    return check === 'ping' ? this.config.ping.enabled : this.config.lifecycle.enabled;
+  intervalFor(check: { name: string }): number {
+    return this.section(check).intervalMs;
+  }
+
+  enabled(check: { name: string }): boolean {
+    return this.section(check).enabled;
   }
 
   /** False while the session ledger cannot be written (runs that create sessions are skipped). */
@@ -102,8 +112,9 @@ export class EnvironmentRuntime {
   }
 
   /** Runs `check` once in this environment. Never throws. */
-  run(check: Check, signal?: AbortSignal): Promise<CheckResult> {
-    const runNumber = this.runNumbers[check.name]++;
+  run(check: AnyCheck, signal?: AbortSignal): Promise<CheckResult> {
+    const runNumber = this.runNumbers.get(check.name) ?? 0;
+    this.runNumbers.set(check.name, runNumber + 1);
     return runCheck({
       check,
       environment: this.config,
@@ -113,8 +124,9 @@ export class EnvironmentRuntime {
       sessions: this.sessions,
       log: this.opts.log,
       runNumber,
-      timeoutMs: this.timeoutFor(check.name),
-      cleanupTimeoutMs: this.config.ping.timeoutMs + 5_000,
+      timeoutMs: this.timeoutFor(check),
+      // Cleanups (e.g. closing a session) are single requests, with a little headroom.
+      cleanupTimeoutMs: this.section(check).requestTimeoutMs + 5_000,
       ...(signal ? { signal } : {}),
     });
   }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ApiClient, ApiResponse } from './api/client.js';
 import type {
-  Check,
+  AnyCheck,
   CheckContext,
   CheckLogger,
   CheckOutcome,
@@ -16,13 +16,13 @@ import type {
   StepRecord,
 } from './checks/check.js';
 import { withFields } from './checks/logger.js';
-import type { EnvironmentConfig } from './config/index.js';
+import { sectionOf, type EnvironmentConfig } from './config/index.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
 import { admit, RetryAfterError } from './limits/admission.js';
 
 export interface RunOptions {
-  check: Check;
+  check: AnyCheck;
   environment: EnvironmentConfig;
   client: ApiClient;
   budget: RequestBudget;
@@ -58,7 +58,9 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const log = withFields(opts.log, { correlationId });
 
   const ctx: CheckContext = {
-    environment: opts.environment,
+    // Only this check's own section and the environment's shared settings: never the API key.
+    config: sectionOf(opts.environment, opts.check),
+    environment: { name: opts.environment.name, thresholds: opts.environment.thresholds },
     client: opts.client,
     get signal() {
       return signal;
@@ -89,17 +91,15 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     cleanup: (fn) => cleanups.push(fn),
   };
 
-  let outcome: CheckOutcome;
+  let outcome: CheckOutcome<unknown> | { outcome: 'fail'; reason: string; facts: null };
   try {
     outcome = await opts.check.run(ctx);
   } catch (err) {
     const aborted = signal.aborted;
     log.warn({ err, aborted }, 'check run ended with an error');
-    outcome = {
-      outcome: 'fail',
-      // Told to wait longer than the run may: the API's rate limit, not a fault of the check.
-      reason: aborted ? 'timeout' : err instanceof RetryAfterError ? 'rate_limited' : 'error',
-    };
+    // Told to wait longer than the run may: the API's rate limit, not a fault of the check.
+    const reason = aborted ? 'timeout' : err instanceof RetryAfterError ? 'rate_limited' : 'error';
+    outcome = { outcome: 'fail', reason, facts: null };
   }
 
   // Cleanups run newest first, under their own deadline, and never change the outcome.
@@ -118,13 +118,11 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     environment: opts.environment.name,
     outcome: outcome.outcome,
     reason: outcome.reason,
-    latencyClass: outcome.latencyClass ?? null,
-    qualifyStatus: outcome.qualifyStatus ?? null,
+    summary: opts.check.summary(outcome.facts),
     startedAt,
     durationMs: round(now() - start),
     steps,
-    ...(outcome.ping ? { ping: outcome.ping } : {}),
-    ...(outcome.lifecycle ? { lifecycle: outcome.lifecycle } : {}),
+    facts: outcome.facts,
     responses,
     contractChecks,
   };

@@ -24,17 +24,19 @@ import * as prettier from 'prettier';
 import { z } from 'zod';
 import YAML from 'yaml';
 import {
-  CONTRACT_RESULTS,
   LIFECYCLE_RESULTS,
-  PING_RESULTS,
   QUALIFY_OUTCOMES,
-  THRESHOLD_LEVELS,
-  type ContractResult,
   type LifecycleResult,
-  type PingResult,
   type QualifyOutcome,
-} from '../../src/checks/results.js';
-import { METRICS, PING_BUCKETS } from '../../src/metrics/definitions.js';
+} from '../../src/checks/lifecycle.js';
+import {
+  PING_BUCKETS,
+  PING_RESULTS,
+  THRESHOLD_LEVELS,
+  type PingResult,
+} from '../../src/checks/ping.js';
+import { METRICS } from '../../src/metrics/definitions.js';
+import { CONTRACT_RESULTS, type ContractResult } from '../../src/vocabulary.js';
 import { formatDuration, parseDuration } from './durations.js';
 import { renderTemplate } from './templates.js';
 

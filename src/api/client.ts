@@ -21,7 +21,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { Operation } from '../checks/results.js';
+import type { Operation } from '../vocabulary.js';
 import {
   decodeBody,
   extractRequestId,

@@ -1,23 +1,20 @@
 /**
- * The check interface and the Result every run produces. A check only does its steps through its
- * context; the runner times it, classifies failures and hands the Result to the recorder (metrics,
- * status history, logs). Results are plain data: they cross from the measurement worker to the
- * main thread as structured-clone messages.
+ * The check contract. A check is one module (one file in `checks/`, one line in `checks/index.ts`)
+ * that declares everything about itself:
+ * - its name and its config section (`environments[].<name>`, built with `checkSection`);
+ * - its metric definitions and the operations and contract checks it reports;
+ * - `run`: its steps, through its context; it returns an outcome and its facts (plain data);
+ * - `record`: how its facts become metrics, written through a `MetricSink`;
+ * - `summary`: what it adds to its `check --json` document, the trace and `/api/status`.
+ * The runner owns timing, deadlines, cleanups and error capture; the generic layers (runner,
+ * environment, scheduler, recorder, config, CLI, status) iterate the registry and name no check.
+ * Checks import no prom-client, express, pino or node-cron: their context and the sink are all
+ * they see.
  */
-import type { ApiClient, ApiResponse, PhaseTimings, RequestOptions } from '../api/client.js';
-import type { EnvironmentConfig } from '../config/index.js';
-import type {
-  CheckName,
-  ContractCheck,
-  ContractResult,
-  LatencyClass,
-  LifecycleResult,
-  LifecycleStep,
-  Operation,
-  PingResult,
-  QualifyOutcome,
-} from './results.js';
-import type { QualifyStatus } from '../api/schemas.js';
+import type { ApiClient, ApiResponse, RequestOptions } from '../api/client.js';
+import type { CheckConfigBase, CheckSection } from '../config/section.js';
+import type { MetricDefinition } from '../metrics/metric-definition.js';
+import type { ContractCheck, ContractResult, Operation, Outcome } from '../vocabulary.js';
 
 /** One request (or one logical step such as the whole polling loop) of a run. */
 export interface StepRecord {
@@ -31,38 +28,24 @@ export interface StepRecord {
   error: string | null;
 }
 
-export interface PingFacts {
-  result: PingResult;
-  durationMs: number;
-  phases: PhaseTimings;
-  up: boolean;
-}
+/** The fields a check adds to its `check --json` document (snake_case keys, bounded values). */
+export type Summary = Readonly<Record<string, string | null>>;
 
-export interface LifecycleFacts {
-  result: LifecycleResult;
-  qualifyOutcome: QualifyOutcome | null;
-  qualifyDurationMs: number | null;
-  stepDurationsMs: Partial<Record<LifecycleStep, number>>;
-  /** qualify_status of the creation response and of every poll, in order. */
-  pollStatuses: QualifyStatus[];
-  serviceDataSet: string | null;
-}
-
-/** What one run of one check in one environment found. The shape of `check --json`. */
-export interface CheckResult {
-  check: CheckName;
+/** What one run of one check in one environment found. Plain data: it crosses threads. */
+export interface CheckResult<Facts = unknown> {
+  check: string;
   environment: string;
-  outcome: 'pass' | 'fail';
-  /** Bounded failure reason (a ping or lifecycle result other than ok/success), null on pass. */
+  outcome: Outcome;
+  /** Bounded failure reason, null on pass. */
   reason: string | null;
-  latencyClass: LatencyClass | null;
-  qualifyStatus: QualifyOutcome | null;
+  /** The check's summary fields (see `Check.summary`). */
+  summary: Summary;
   /** Unix time in ms when the run started. */
   startedAt: number;
   durationMs: number;
   steps: StepRecord[];
-  ping?: PingFacts;
-  lifecycle?: LifecycleFacts;
+  /** What the check found, for its `record`; null when the run ended before the check returned. */
+  facts: Facts | null;
   /** Every response received, for `isa_http_responses_total` (code `none` when none came). */
   responses: Array<{ operation: Operation; code: string }>;
   contractChecks: Array<{ check: ContractCheck; result: ContractResult; detail?: string }>;
@@ -76,9 +59,18 @@ export interface CheckLogger {
   error(obj: object, msg: string): void;
 }
 
+/** The environment-wide settings a check may read: never the API key or its source. */
+export interface CheckEnvironment {
+  name: string;
+  /** The latency guidance of the API (expected, warning, critical), in ms. */
+  thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
+}
+
 /** The context a check runs in. Everything it touches comes through here. */
-export interface CheckContext {
-  environment: EnvironmentConfig;
+export interface CheckContext<Config extends CheckConfigBase = CheckConfigBase> {
+  /** This check's own config section; no other check's settings. */
+  config: Config;
+  environment: CheckEnvironment;
   client: ApiClient;
   signal: AbortSignal;
   log: CheckLogger;
@@ -88,7 +80,7 @@ export interface CheckContext {
   acquireBudget(): Promise<void>;
   /** Sleeps on the monotonic clock; rejects when the signal aborts. */
   sleep(ms: number): Promise<void>;
-  /** Records a response: step record, http response counter, contract facts. */
+  /** Records a response: step record, http response counter. `name` is the metric's step label. */
   step(name: string, response: ApiResponse): StepRecord;
   contract(check: ContractCheck, result: ContractResult, detail?: string): void;
   /** Registers work that always runs after the check, even after failures, timeouts and aborts. */
@@ -97,7 +89,7 @@ export interface CheckContext {
   sessions: SessionTracker;
   /** Monotonic milliseconds (not wall time), for durations. */
   now(): number;
-  /** How many runs of this check in this environment came before this one (address rotation). */
+  /** How many runs of this check in this environment came before this one (e.g. rotation). */
   runNumber: number;
 }
 
@@ -120,17 +112,102 @@ export interface SessionTracker {
   release(token: string): void;
 }
 
-/** What a check returns: its part of the Result; the runner adds timing and the common fields. */
-export interface CheckOutcome {
-  outcome: 'pass' | 'fail';
+/** What a check's `run` returns; the runner adds timing and the common fields. */
+export interface CheckOutcome<Facts> {
+  outcome: Outcome;
   reason: string | null;
-  latencyClass?: LatencyClass | null;
-  qualifyStatus?: QualifyOutcome | null;
-  ping?: PingFacts;
-  lifecycle?: LifecycleFacts;
+  facts: Facts;
 }
 
-export interface Check {
-  name: CheckName;
-  run(ctx: CheckContext): Promise<CheckOutcome>;
+type Labels<D extends MetricDefinition> = {
+  [L in Exclude<D['labels'][number], 'environment'>]: string;
+};
+
+/**
+ * The narrow interface a check writes its metrics through. `environment` is added by the sink;
+ * a definition the check did not declare is refused.
+ */
+export interface MetricSink {
+  inc<D extends MetricDefinition>(metric: D, labels: Labels<D>, value?: number): void;
+  set<D extends MetricDefinition>(metric: D, labels: Labels<D>, value: number): void;
+  observe<D extends MetricDefinition>(metric: D, labels: Labels<D>, value: number): void;
+  /** Sets `metric` to `value` at `labels` and removes the environment's other series of it. */
+  setOnly<D extends MetricDefinition>(metric: D, labels: Labels<D>, value: number): void;
+}
+
+/**
+ * What a check adds to `isa-monitor check <name> --base-url URL ...`: its own options (strings),
+ * their usage lines, and the config section they make (or the problem with them).
+ */
+export interface AdHocOptions {
+  options: Readonly<Record<string, { type: 'string' }>>;
+  /** Usage lines, already indented and wrapped like the other options of `check --help`. */
+  usage: string;
+  section(
+    values: Readonly<Record<string, string | undefined>>,
+  ): { section: Record<string, unknown> } | { problem: string };
+}
+
+/** When a run happened, for the metrics that record a time. */
+export interface RunTimes {
+  /** Unix ms. */
+  startedAt: number;
+  finishedAt: number;
+}
+
+export interface Check<
+  Name extends string = string,
+  Config extends CheckConfigBase = CheckConfigBase,
+  Facts = unknown,
+  Metrics extends Record<string, MetricDefinition> = Record<string, MetricDefinition>,
+> {
+  name: Name;
+  config: CheckSection<Config>;
+  /** The check's own metrics (keys are unique across checks). */
+  metrics: Metrics;
+  /** The `operation` label values of its requests, zero-initialised while it is enabled. */
+  operations: readonly Operation[];
+  /** The contract checks it reports, zero-initialised while it is enabled. */
+  contractChecks: readonly ContractCheck[];
+  /**
+   * True when the check creates synthetic sessions: the session reaper sweeps only while no such
+   * check is running, so it never closes a session a run still owns.
+   */
+  createsSessions?: boolean;
+  /** The keys `summary` may return, each null in other checks' documents (a stable JSON shape). */
+  summaryKeys: readonly string[];
+  run(ctx: CheckContext<Config>): Promise<CheckOutcome<Facts>>;
+  /** Fields for `check --json`, the trace and `/api/status`; also for a run without facts. */
+  summary(facts: Facts | null): Summary;
+  /** Facts for the last line of the `check` trace, e.g. `latency expected`. */
+  trace(facts: Facts | null): string[];
+  /** Options of `check <name> --base-url ...`, which builds a one-environment config. */
+  adHoc?: AdHocOptions;
+  /** Writes the facts of one run as metrics. */
+  record(facts: Facts, sink: MetricSink, times: RunTimes): void;
+  /** Sets the check's configuration gauges at start-up (e.g. configured thresholds). */
+  describeConfig?(config: Config, environment: CheckEnvironment, sink: MetricSink): void;
+}
+
+/** Any registered check, for the generic layers. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCheck = Check<string, any, any, Record<string, MetricDefinition>>;
+
+/** Declares a check with its types inferred (the registry keeps the literal types). */
+export function defineCheck<
+  Name extends string,
+  Config extends CheckConfigBase,
+  Facts,
+  Metrics extends Record<string, MetricDefinition>,
+>(check: Check<Name, Config, Facts, Metrics>): Check<Name, Config, Facts, Metrics> {
+  return check;
+}
+
+/** True for a value that is a check module (used by the registry test). */
+export function isCheck(value: unknown): value is AnyCheck {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<AnyCheck>;
+  return (
+    typeof v.name === 'string' && typeof v.run === 'function' && typeof v.record === 'function'
+  );
 }

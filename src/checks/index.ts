@@ -1,10 +1,45 @@
-/** The check registry: adding a check is one file plus one line here. */
-import type { Check } from './check.js';
-import type { CheckName } from './results.js';
+/**
+ * The check registry: adding a check is one file in `checks/` plus one line in `CHECK_LIST`.
+ * Every generic layer (config, runner, environment, scheduler, metrics, status, CLI) iterates this
+ * list; the order here is the order of config sections, schedules and documents.
+ */
+import type { AnyCheck } from './check.js';
 import { lifecycleCheck } from './lifecycle.js';
 import { pingCheck } from './ping.js';
 
-export const CHECKS: Readonly<Record<CheckName, Check>> = {
-  ping: pingCheck,
-  lifecycle: lifecycleCheck,
+export const CHECK_LIST = [pingCheck, lifecycleCheck] as const;
+
+export type RegisteredCheck = (typeof CHECK_LIST)[number];
+export type CheckName = RegisteredCheck['name'];
+
+/** The names of every registered check, in registry order. */
+export const CHECK_NAMES: readonly CheckName[] = CHECK_LIST.map((check) => check.name);
+
+/** The registered checks by name. */
+export const CHECKS: Readonly<Record<CheckName, AnyCheck>> = Object.fromEntries(
+  CHECK_LIST.map((check) => [check.name, check]),
+) as unknown as Record<CheckName, AnyCheck>;
+
+/** The registered check called `name`, if any (for names that come from outside, e.g. argv). */
+export function findCheck(name: string): AnyCheck | undefined {
+  return (CHECK_LIST as readonly AnyCheck[]).find((check) => check.name === name);
+}
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (
+  x: infer I,
+) => void
+  ? I
+  : never;
+
+/** Every registered check's metric definitions, merged (keys are unique across checks). */
+export type CheckMetricDefinitions = UnionToIntersection<RegisteredCheck['metrics']>;
+
+/** The config of a registered check, by name. */
+export type CheckConfigs = {
+  [C in RegisteredCheck as C['name']]: ReturnType<C['config']['toConfig']>;
 };
+
+/** The summary keys of every registered check: each check's document carries them all. */
+export const SUMMARY_KEYS: readonly string[] = [
+  ...new Set(CHECK_LIST.flatMap((check) => check.summaryKeys)),
+];

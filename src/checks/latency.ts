@@ -1,4 +1,7 @@
-import type { LatencyClass } from './results.js';
+/** The API's latency classes, and how a ping duration is classified against the thresholds. */
+
+export const LATENCY_CLASSES = ['expected', 'elevated', 'warning', 'critical'] as const;
+export type LatencyClass = (typeof LATENCY_CLASSES)[number];
 
 export interface LatencyThresholds {
   expectedMs: number;

@@ -9,25 +9,321 @@
  * - a session this monitor creates is always closed: the token is written to the session ledger
  *   before anything else happens with it, and closing is registered as always-run cleanup.
  */
+import { z } from 'zod';
 import type { ApiResponse } from '../api/client.js';
 import {
+  QUALIFY_STATUSES,
+  addressCombination,
   isTerminalQualifyStatus,
   offeringsEnvelopeSchema,
   qualifyStatusSchema,
   sessionEnvelopeSchema,
+  sessionRequestSchema,
   type QualifyStatus,
 } from '../api/schemas.js';
-import type { AddressConfig } from '../config/index.js';
+import { positiveDuration, shorterThan, WHEN_MAPPING, isMs, type Loose } from '../config/rules.js';
+import { checkSection, type CheckConfigBase } from '../config/section.js';
+import { defineCheck, type CheckContext, type CheckOutcome, type RunTimes } from './check.js';
+import type { MetricSink } from './check.js';
+import { checkResponseSchema } from './contract.js';
 import { RetryAfterError } from '../limits/admission.js';
 import { confirmsClose } from '../sessions/tokens.js';
-import type { Check, CheckContext, CheckOutcome, LifecycleFacts } from './check.js';
-import { checkResponseSchema } from './contract.js';
-import type { LifecycleResult, QualifyOutcome } from './results.js';
 
-export const lifecycleCheck: Check = {
+/** Result of one finished lifecycle run. */
+export const LIFECYCLE_RESULTS = [
+  'success',
+  'create_failed',
+  'qualify_failed',
+  'qualify_timeout',
+  'unexpected_outcome',
+  'close_failed',
+  'not_gone_after_close',
+  'unauthorized',
+  'rate_limited',
+  'address_validation_unavailable',
+  'error',
+] as const;
+export type LifecycleResult = (typeof LIFECYCLE_RESULTS)[number];
+
+/** The run's steps: the `step` label of the step histogram and the step names of the trace. */
+export const LIFECYCLE_STEPS = ['create', 'poll', 'get', 'close', 'verify_gone'] as const;
+export type LifecycleStep = (typeof LIFECYCLE_STEPS)[number];
+
+/** Final qualify status of a run; `timeout` means unknown (the 90 s give-up), never no-service. */
+export const QUALIFY_OUTCOMES = ['available', 'no_service', 'failed', 'timeout'] as const;
+export type QualifyOutcome = (typeof QUALIFY_OUTCOMES)[number];
+
+/** Every qualify_status a poll can see: the API's own set. */
+export const POLL_STATUSES = QUALIFY_STATUSES;
+
+/** What an address is expected to qualify as; `any` accepts every final status. */
+export const EXPECTATIONS = ['available', 'no_service', 'failed', 'any'] as const;
+
+/** Time to qualify: typical 20–30 s, early warning at 45 s, give-up at 90 s. */
+export const QUALIFY_BUCKETS = [1, 2, 5, 10, 15, 20, 25, 30, 45, 60, 75, 90, 120] as const;
+/** Lifecycle step durations: a poll step spans the whole polling loop, up to 90 s. */
+export const STEP_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 90, 120] as const;
+
+export interface AddressConfig {
+  street1: string;
+  street2?: string;
+  city?: string;
+  state?: string;
+  zip?: string;
+  /** The final qualify status a run must reach; `any` accepts every final status. */
+  expect: (typeof EXPECTATIONS)[number];
+}
+
+export interface LifecycleConfig extends CheckConfigBase {
+  pollIntervalMs: number;
+  pollTimeoutMs: number;
+  campaignId: string;
+  /** Empty only when lifecycle is disabled. */
+  addresses: AddressConfig[];
+}
+
+export interface LifecycleFacts {
+  result: LifecycleResult;
+  qualifyOutcome: QualifyOutcome | null;
+  qualifyDurationMs: number | null;
+  stepDurationsMs: Partial<Record<LifecycleStep, number>>;
+  /** qualify_status of the creation response and of every poll, in order. */
+  pollStatuses: QualifyStatus[];
+  serviceDataSet: string | null;
+}
+
+/**
+ * The lifecycle address of a file-less configuration. Nothing is known about the operator's data,
+ * so it asserts no qualify status (`any`): the run still proves create, poll, get, close and 410.
+ */
+export const DEFAULT_ENV_ADDRESS = { street1: '123 Main St', zip: '80202', expect: 'any' } as const;
+
+/** A lifecycle address: the API's own field rules (a session request), plus what to expect. */
+const addressSchema = sessionRequestSchema
+  .pick({ street1: true, street2: true, city: true, state: true, zip: true })
+  .extend({ expect: z.enum(EXPECTATIONS).default('available') })
+  .superRefine((value, ctx) => {
+    const v = value as Loose;
+    const fields = [v['street1'], v['city'], v['state'], v['zip']];
+    // Only judge the combination when the fields themselves are well-typed and street1 is there;
+    // otherwise their own problems already say what is wrong.
+    if (typeof v['street1'] !== 'string') return;
+    if (!fields.every((f) => f === undefined || typeof f === 'string')) return;
+    if (addressCombination(v as Parameters<typeof addressCombination>[0]) === null) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'needs one of the address combinations the API accepts: street1 with zip, street1 with city and state, or street1 with city and zip',
+      });
+    }
+  }, WHEN_MAPPING);
+
+const section = checkSection({
   name: 'lifecycle',
+  // request_timeout: each request of a run; 10 s is the ping timeout it used to borrow.
+  defaults: { enabled: true, interval: '5m', timeout: '120s', requestTimeout: '10s' },
+  shape: {
+    poll_interval: positiveDuration().prefault('2s'),
+    poll_timeout: positiveDuration().prefault('90s'),
+    // The API's own rule for campaign_id (length 1-100).
+    campaign_id: sessionRequestSchema.shape.campaign_id.unwrap().default('isa-monitor-synthetic'),
+    addresses: z.array(addressSchema).optional(),
+  },
+  refine(v, issues) {
+    shorterThan(v, issues, 'poll_interval', 'poll_timeout', 'lifecycle');
+    shorterThan(v, issues, 'poll_timeout', 'timeout', 'lifecycle');
+    // No built-in default address: whether an address is served is a fact about the operator's
+    // data, and a lifecycle check that expects the wrong outcome alerts for nothing.
+    if (v['enabled'] === true && v['addresses'] === undefined) {
+      issues.addIssue({
+        code: 'custom',
+        path: ['addresses'],
+        message: 'required when lifecycle is enabled',
+      });
+    } else if (
+      v['enabled'] === true &&
+      Array.isArray(v['addresses']) &&
+      v['addresses'].length === 0
+    ) {
+      issues.addIssue({
+        code: 'custom',
+        path: ['addresses'],
+        message: 'must list at least one address when lifecycle is enabled',
+      });
+    }
+  },
+  toConfig: (p) => ({
+    pollIntervalMs: p.poll_interval,
+    pollTimeoutMs: p.poll_timeout,
+    campaignId: p.campaign_id,
+    addresses: (p.addresses ?? []).map(toAddressConfig),
+  }),
+  // The most frequent request is a poll, one per poll interval.
+  extraGaps: (v) =>
+    isMs(v['poll_interval']) ? [{ key: 'lifecycle.poll_interval', ms: v['poll_interval'] }] : [],
+  fileless: { addresses: [{ ...DEFAULT_ENV_ADDRESS }] },
+});
+
+const metrics = {
+  lifecycleRuns: {
+    name: 'isa_lifecycle_runs_total',
+    help: 'Finished synthetic session lifecycle runs by result.',
+    type: 'counter',
+    labels: ['environment', 'result'],
+    knownValues: { result: LIFECYCLE_RESULTS },
+  },
+  lifecycleStepDuration: {
+    name: 'isa_lifecycle_step_duration_seconds',
+    help: 'Duration of each lifecycle step; poll spans the whole polling loop.',
+    type: 'histogram',
+    labels: ['environment', 'step'],
+    knownValues: { step: LIFECYCLE_STEPS },
+    buckets: STEP_BUCKETS,
+  },
+  lifecycleLastSuccess: {
+    name: 'isa_lifecycle_last_success_timestamp_seconds',
+    help: 'Unix time of the last successful lifecycle run.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
+  qualifyOutcomes: {
+    name: 'isa_qualify_outcomes_total',
+    help: 'Final qualify status of each lifecycle run; timeout means unknown, not no-service.',
+    type: 'counter',
+    labels: ['environment', 'status'],
+    knownValues: { status: QUALIFY_OUTCOMES },
+  },
+  qualifyPolls: {
+    name: 'isa_qualify_polls_total',
+    help: 'qualify_status of every creation and poll response.',
+    type: 'counter',
+    labels: ['environment', 'status'],
+    knownValues: { status: POLL_STATUSES },
+  },
+  qualifyDuration: {
+    name: 'isa_qualify_duration_seconds',
+    help: 'Time from session creation to the final qualify status.',
+    type: 'histogram',
+    labels: ['environment'],
+    buckets: QUALIFY_BUCKETS,
+  },
+  serviceDataSet: {
+    name: 'isa_service_data_set_info',
+    help: 'The service_data_set behind the latest offerings (value 1).',
+    type: 'gauge',
+    labels: ['environment', 'service_data_set'],
+  },
+} as const;
+
+export const lifecycleCheck = defineCheck({
+  name: 'lifecycle',
+  config: section,
+  metrics,
+  operations: ['create_session', 'poll_services', 'get_session', 'close_session', 'verify_gone'],
+  contractChecks: ['closed_session_gone', 'response_schema', 'session_token_header'],
+  createsSessions: true,
+  summaryKeys: ['qualify_status', 'service_data_set'],
   run: runLifecycle,
-};
+  summary: (facts) => ({
+    qualify_status: facts?.qualifyOutcome ?? null,
+    service_data_set: facts?.serviceDataSet ?? null,
+  }),
+  trace: (facts) => (facts?.qualifyOutcome ? [`qualify_status ${facts.qualifyOutcome}`] : []),
+  adHoc: {
+    options: { address: { type: 'string' }, expect: { type: 'string' } },
+    usage: `  --address ADDR        lifecycle: "STREET1, ZIP", "STREET1, CITY, STATE" or a JSON
+                        object (default: "1 Instant Way, 80202", a simulator test address)
+  --expect STATUS       lifecycle: expected qualify status: available | no_service |
+                        failed | any (default: available)`,
+    section(values) {
+      const address = parseAddress(values['address'] ?? AD_HOC_ADDRESS);
+      if (typeof address === 'string') return { problem: address };
+      return { section: { addresses: [{ ...address, expect: values['expect'] ?? 'available' }] } };
+    },
+  },
+  record: recordLifecycle,
+});
+
+/** The address of `check lifecycle --base-url ...` without `--address`: a simulator test address. */
+const AD_HOC_ADDRESS = '1 Instant Way, 80202';
+
+/**
+ * `"STREET1, ZIP"`, `"STREET1, CITY, ST"` or a JSON object with the API's field names; a string
+ * is the problem with the text.
+ */
+function parseAddress(text: string): Record<string, string> | string {
+  if (text.trim().startsWith('{')) {
+    try {
+      return JSON.parse(text) as Record<string, string>;
+    } catch {
+      return '--address is not valid JSON';
+    }
+  }
+  const parts = text.split(',').map((p) => p.trim());
+  const [street1, second, third] = parts;
+  if (!street1 || !second || parts.length > 3) {
+    return '--address expects "STREET1, ZIP", "STREET1, CITY, STATE" or JSON';
+  }
+  if (third !== undefined) return { street1, city: second, state: third };
+  return { street1, zip: second };
+}
+
+type Ctx = CheckContext<LifecycleConfig>;
+
+function recordLifecycle(facts: LifecycleFacts, sink: MetricSink, times: RunTimes): void {
+  sink.inc(metrics.lifecycleRuns, { result: facts.result });
+  for (const [step, ms] of Object.entries(facts.stepDurationsMs)) {
+    if (isDuration(ms)) sink.observe(metrics.lifecycleStepDuration, { step }, ms / 1000);
+  }
+  if (facts.result === 'success') {
+    // When the run finished: "no success for 15 minutes" should count from a completed run.
+    sink.set(metrics.lifecycleLastSuccess, {}, times.finishedAt / 1000);
+  }
+  if (facts.qualifyOutcome !== null) {
+    sink.inc(metrics.qualifyOutcomes, { status: facts.qualifyOutcome });
+  }
+  for (const status of facts.pollStatuses) sink.inc(metrics.qualifyPolls, { status });
+  if (isDuration(facts.qualifyDurationMs)) {
+    sink.observe(metrics.qualifyDuration, {}, facts.qualifyDurationMs / 1000);
+  }
+  if (facts.serviceDataSet !== null) {
+    // Exactly one series per environment: the latest data set.
+    sink.setOnly(
+      metrics.serviceDataSet,
+      { service_data_set: dataSetLabel(facts.serviceDataSet) },
+      1,
+    );
+  }
+}
+
+function isDuration(ms: number | null | undefined): ms is number {
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0;
+}
+
+/**
+ * `service_data_set` comes from the API, so it is checked before it becomes a label value: the
+ * spec calls it a numeric string; anything else is exported as `invalid`.
+ */
+export function dataSetLabel(value: string): string {
+  return /^\d{1,32}$/.test(value) ? value : 'invalid';
+}
+
+function toAddressConfig(address: {
+  street1: string;
+  street2?: string | undefined;
+  city?: string | undefined;
+  state?: string | undefined;
+  zip?: string | undefined;
+  expect: AddressConfig['expect'];
+}): AddressConfig {
+  // Only the keys that were given, so the address can be sent as a session request as it is.
+  const out: AddressConfig = { street1: address.street1, expect: address.expect };
+  if (address.street2 !== undefined) out.street2 = address.street2;
+  if (address.city !== undefined) out.city = address.city;
+  if (address.state !== undefined) out.state = address.state;
+  if (address.zip !== undefined) out.zip = address.zip;
+  return out;
+}
 
 /** The session a run created, and whether the run itself saw the API confirm its close. */
 interface SyntheticSession {
@@ -45,8 +341,8 @@ class LifecycleFailure extends Error {
   }
 }
 
-async function runLifecycle(ctx: CheckContext): Promise<CheckOutcome> {
-  const cfg = ctx.environment.lifecycle;
+async function runLifecycle(ctx: Ctx): Promise<CheckOutcome<LifecycleFacts>> {
+  const cfg = ctx.config;
   const address = pickAddress(cfg.addresses, ctx.runNumber);
   const facts: LifecycleFacts = {
     result: 'success',
@@ -86,8 +382,7 @@ async function runLifecycle(ctx: CheckContext): Promise<CheckOutcome> {
   return {
     outcome: facts.result === 'success' ? 'pass' : 'fail',
     reason: facts.result === 'success' ? null : facts.result,
-    qualifyStatus: facts.qualifyOutcome,
-    lifecycle: facts,
+    facts,
   };
 }
 
@@ -110,12 +405,12 @@ function describe(response: ApiResponse): string {
 }
 
 async function createSession(
-  ctx: CheckContext,
+  ctx: Ctx,
   address: AddressConfig,
   facts: LifecycleFacts,
 ): Promise<{ session: SyntheticSession; status: QualifyStatus; createdAt: number }> {
   const { expect: _expect, ...fields } = address;
-  const body = { ...fields, campaign_id: ctx.environment.lifecycle.campaignId };
+  const body = { ...fields, campaign_id: ctx.config.campaignId };
   await ctx.acquireBudget();
   const createdAt = ctx.now();
   // Tokens come from any answer (header and body, whatever the status) and are on disk already.
@@ -123,10 +418,8 @@ async function createSession(
   const sessions = tokens.map((token) => ({ token, closedByRun: false }));
   // Every token is closed in cleanup, also the extra one of a header that disagrees with the body.
   for (const s of sessions) ctx.cleanup(() => closeInCleanup(ctx, s));
-  const session: SyntheticSession | null =
-    response.statusCode === 201
-      ? (sessions.find((s) => s.token === tokenOf(response)) ?? null)
-      : null;
+  const primary = response.statusCode === 201 ? tokenOf(response) : null;
+  const session: SyntheticSession | null = sessions.find((s) => s.token === primary) ?? null;
   if (!durable) throw new Error('the session ledger could not record the session');
   ctx.step('create', response);
   facts.stepDurationsMs.create = response.durationMs;
@@ -156,13 +449,13 @@ async function createSession(
 }
 
 async function pollUntilTerminal(
-  ctx: CheckContext,
+  ctx: Ctx,
   token: string,
   initial: QualifyStatus,
   createdAt: number,
   facts: LifecycleFacts,
 ): Promise<QualifyOutcome> {
-  const { pollIntervalMs, pollTimeoutMs } = ctx.environment.lifecycle;
+  const { pollIntervalMs, pollTimeoutMs } = ctx.config;
   let status: QualifyStatus = initial;
   const loopStart = ctx.now();
   let polls = 0;
@@ -178,7 +471,7 @@ async function pollUntilTerminal(
       await ctx.acquireBudget();
       const response = await ctx.client.pollServices(token, requestOptions(ctx));
       polls += 1;
-      ctx.step('poll_services', response);
+      ctx.step('poll', response);
       if (response.statusCode !== 200) {
         throw new LifecycleFailure(commonFailure(response, 'error'), describe(response));
       }
@@ -206,7 +499,7 @@ function qualifyVerdict(address: AddressConfig, finalStatus: QualifyOutcome): Li
   return 'success';
 }
 
-async function getSession(ctx: CheckContext, token: string, facts: LifecycleFacts): Promise<void> {
+async function getSession(ctx: Ctx, token: string, facts: LifecycleFacts): Promise<void> {
   await ctx.acquireBudget();
   const response = await ctx.client.getSession(token, requestOptions(ctx));
   ctx.step('get', response);
@@ -221,7 +514,7 @@ async function getSession(ctx: CheckContext, token: string, facts: LifecycleFact
 }
 
 async function closeSession(
-  ctx: CheckContext,
+  ctx: Ctx,
   session: SyntheticSession,
   facts: LifecycleFacts,
 ): Promise<void> {
@@ -241,7 +534,7 @@ async function closeSession(
   await ctx.sessions.closed(session.token);
 }
 
-async function verifyGone(ctx: CheckContext, token: string, facts: LifecycleFacts): Promise<void> {
+async function verifyGone(ctx: Ctx, token: string, facts: LifecycleFacts): Promise<void> {
   await ctx.acquireBudget();
   const response = await ctx.client.verifyGone(token, requestOptions(ctx));
   ctx.step('verify_gone', response);
@@ -264,13 +557,13 @@ async function verifyGone(ctx: CheckContext, token: string, facts: LifecycleFact
  * throws, and never changes the run's result: the first failure is the one that matters. A token
  * that cannot be closed stays in the ledger, where the session reaper retries it with backoff.
  */
-async function closeInCleanup(ctx: CheckContext, session: SyntheticSession): Promise<void> {
+async function closeInCleanup(ctx: Ctx, session: SyntheticSession): Promise<void> {
   const { token } = session;
   if (session.closedByRun) return;
   try {
     await ctx.acquireBudget();
     const response = await ctx.client.closeSession(token, {
-      timeoutMs: ctx.environment.ping.timeoutMs,
+      timeoutMs: ctx.config.requestTimeoutMs,
       correlationId: ctx.correlationId,
     });
     if (confirmsClose(response)) {
@@ -288,9 +581,9 @@ async function closeInCleanup(ctx: CheckContext, session: SyntheticSession): Pro
   }
 }
 
-function requestOptions(ctx: CheckContext) {
+function requestOptions(ctx: Ctx) {
   return {
-    timeoutMs: ctx.environment.ping.timeoutMs,
+    timeoutMs: ctx.config.requestTimeoutMs,
     signal: ctx.signal,
     correlationId: ctx.correlationId,
   };

@@ -3,38 +3,158 @@
  * answer is a 200 with `{message, timestamp}` (ISO-8601). A timeout counts as critical latency:
  * a hanging API is also a slow one.
  */
-import type { ApiResponse } from '../api/client.js';
+import type { ApiResponse, PhaseTimings } from '../api/client.js';
 import { pingResponseSchema } from '../api/schemas.js';
-import type { Check, CheckContext, CheckOutcome } from './check.js';
+import { checkSection } from '../config/section.js';
+import { PHASES, type Phase } from '../vocabulary.js';
+import { defineCheck, type CheckContext } from './check.js';
 import { checkResponseSchema } from './contract.js';
-import { classifyLatency } from './latency.js';
-import type { LatencyClass, PingResult } from './results.js';
+import { LATENCY_CLASSES, classifyLatency, type LatencyClass } from './latency.js';
 
-export const pingCheck: Check = {
+/** Result of one ping attempt. */
+export const PING_RESULTS = [
+  'ok',
+  'server_error',
+  'timeout',
+  'network_error',
+  'unauthorized',
+  'rate_limited',
+  'unexpected_status',
+  'invalid_body',
+] as const;
+export type PingResult = (typeof PING_RESULTS)[number];
+
+/** The configured threshold levels exported as `isa_latency_threshold_seconds{level}`. */
+export const THRESHOLD_LEVELS = ['expected', 'warning', 'critical'] as const;
+
+export { LATENCY_CLASSES, type LatencyClass };
+
+/** Ping latency buckets: boundaries exactly at the 0.1/0.5/1 s thresholds, past the timeout. */
+export const PING_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30] as const;
+/** Phase buckets: finer at the low end, where connect and TLS live. */
+export const PHASE_BUCKETS = [
+  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+] as const;
+
+export interface PingFacts {
+  result: PingResult;
+  durationMs: number;
+  phases: PhaseTimings;
+  up: boolean;
+  latencyClass: LatencyClass | null;
+}
+
+const metrics = {
+  pingAttempts: {
+    name: 'isa_ping_attempts_total',
+    help: 'Ping attempts by result.',
+    type: 'counter',
+    labels: ['environment', 'result'],
+    knownValues: { result: PING_RESULTS },
+  },
+  pingDuration: {
+    name: 'isa_ping_duration_seconds',
+    help: 'Duration of every ping attempt; timeouts are observed at their elapsed time.',
+    type: 'histogram',
+    labels: ['environment'],
+    buckets: PING_BUCKETS,
+  },
+  pingPhaseDuration: {
+    name: 'isa_ping_phase_duration_seconds',
+    help: 'Ping duration split into phases: resolve, connect, tls, processing (time to first byte), transfer.',
+    type: 'histogram',
+    labels: ['environment', 'phase'],
+    knownValues: { phase: PHASES },
+    buckets: PHASE_BUCKETS,
+  },
+  pingLastDuration: {
+    name: 'isa_ping_last_duration_seconds',
+    help: 'Duration of the last ping attempt.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
+  pingLastAttempt: {
+    name: 'isa_ping_last_attempt_timestamp_seconds',
+    help: 'Unix time of the last ping attempt.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
+  pingUp: {
+    name: 'isa_ping_up',
+    help: '1 if the last ping got a valid 200 {message, timestamp}, else 0.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
+  latencyThreshold: {
+    name: 'isa_latency_threshold_seconds',
+    help: 'Configured ping latency thresholds.',
+    type: 'gauge',
+    labels: ['environment', 'level'],
+    knownValues: { level: THRESHOLD_LEVELS },
+  },
+  pingInterval: {
+    name: 'isa_ping_interval_seconds',
+    help: 'Configured ping interval, for expected-count denominators in rules.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
+} as const;
+
+export const pingCheck = defineCheck({
   name: 'ping',
-  async run(ctx: CheckContext): Promise<CheckOutcome> {
+  // request_timeout defaults to timeout: a ping run is one request.
+  config: checkSection({
+    name: 'ping',
+    defaults: { enabled: true, interval: '60s', timeout: '10s' },
+    shape: {},
+    toConfig: () => ({}),
+  }),
+  metrics,
+  operations: ['ping'],
+  contractChecks: ['response_schema'],
+  summaryKeys: ['latency_class'],
+  async run(ctx) {
     await ctx.acquireBudget();
     const response = await ctx.client.ping({
-      timeoutMs: ctx.environment.ping.timeoutMs,
+      timeoutMs: ctx.config.requestTimeoutMs,
       signal: ctx.signal,
       correlationId: ctx.correlationId,
     });
     ctx.step('ping', response);
     const result = pingResult(ctx, response);
-    const latencyClass = pingLatencyClass(ctx, response);
     return {
       outcome: result === 'ok' ? 'pass' : 'fail',
       reason: result === 'ok' ? null : result,
-      latencyClass,
-      ping: {
+      facts: {
         result,
         durationMs: response.durationMs,
         phases: response.phases,
         up: result === 'ok',
-      },
+        latencyClass: pingLatencyClass(ctx, response),
+      } satisfies PingFacts,
     };
   },
-};
+  summary: (facts) => ({ latency_class: facts?.latencyClass ?? null }),
+  trace: (facts) => (facts?.latencyClass ? [`latency ${facts.latencyClass}`] : []),
+  record(facts, sink, times) {
+    sink.inc(metrics.pingAttempts, { result: facts.result });
+    // Every attempt, timeouts included at their elapsed time: a hanging API is also a slow one.
+    sink.observe(metrics.pingDuration, {}, seconds(facts.durationMs));
+    for (const [phase, ms] of phaseDurations(facts.phases)) {
+      sink.observe(metrics.pingPhaseDuration, { phase }, seconds(ms));
+    }
+    sink.set(metrics.pingLastDuration, {}, seconds(facts.durationMs));
+    sink.set(metrics.pingLastAttempt, {}, times.startedAt / 1000);
+    sink.set(metrics.pingUp, {}, facts.up ? 1 : 0);
+  },
+  describeConfig(config, environment, sink) {
+    const t = environment.thresholds;
+    sink.set(metrics.latencyThreshold, { level: 'expected' }, t.expectedMs / 1000);
+    sink.set(metrics.latencyThreshold, { level: 'warning' }, t.warningMs / 1000);
+    sink.set(metrics.latencyThreshold, { level: 'critical' }, t.criticalMs / 1000);
+    sink.set(metrics.pingInterval, {}, config.intervalMs / 1000);
+  },
+});
 
 function pingResult(ctx: CheckContext, response: ApiResponse): PingResult {
   if (response.transportError) {
@@ -57,4 +177,22 @@ function pingLatencyClass(ctx: CheckContext, response: ApiResponse): LatencyClas
     return response.transportError.reason === 'network_error' ? null : 'critical';
   }
   return classifyLatency(response.durationMs, ctx.environment.thresholds);
+}
+
+function seconds(ms: number): number {
+  return ms / 1000;
+}
+
+/**
+ * The phases of a ping that were measured, in ms. Phases that did not happen (no name to resolve,
+ * no TLS on http://, no response at all) are absent and are not observed (not observed as 0).
+ */
+function phaseDurations(phases: PhaseTimings | undefined | null): Array<[Phase, number]> {
+  if (phases === undefined || phases === null) return [];
+  const present: Array<[Phase, number]> = [];
+  for (const phase of PHASES) {
+    const ms = phases[phase];
+    if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) present.push([phase, ms]);
+  }
+  return present;
 }

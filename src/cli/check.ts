@@ -1,8 +1,7 @@
 import { pino } from 'pino';
-import type { CheckLogger, CheckResult } from '../checks/check.js';
-import { CHECKS } from '../checks/index.js';
+import type { AnyCheck, CheckLogger, CheckResult } from '../checks/check.js';
+import { CHECK_LIST, CHECK_NAMES, findCheck } from '../checks/index.js';
 import { withFields } from '../checks/logger.js';
-import { CHECK_NAMES, type CheckName } from '../checks/results.js';
 import {
   formatProblems,
   loadConfig,
@@ -19,9 +18,13 @@ import { VERSION } from '../version.js';
 import { EXIT, parse, UsageError, type CliIO } from './io.js';
 import { COMMAND_USAGE } from './usage.js';
 
-const DEFAULT_ADDRESS = '1 Instant Way, 80202';
+/** The checks' own options of the ad-hoc (`--base-url`) form. */
+const AD_HOC_OPTIONS: Record<string, { type: 'string' }> = Object.assign(
+  {},
+  ...CHECK_LIST.map((check: AnyCheck) => check.adHoc?.options ?? {}),
+);
 
-/** `isa-monitor check ping|lifecycle ...` */
+/** `isa-monitor check <name> ...` for every registered check. */
 export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse(
     args,
@@ -31,8 +34,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
       'base-url': { type: 'string' },
       'api-key-env': { type: 'string' },
       'api-key-file': { type: 'string' },
-      address: { type: 'string' },
-      expect: { type: 'string' },
+      ...AD_HOC_OPTIONS,
       json: { type: 'boolean' },
       verbose: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -43,14 +45,13 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     io.out(COMMAND_USAGE['check'] ?? '');
     return EXIT.ok;
   }
-  const name = positionals[0];
-  if (positionals.length !== 1 || !(CHECK_NAMES as readonly string[]).includes(name ?? '')) {
+  const check = positionals.length === 1 ? findCheck(positionals[0] ?? '') : undefined;
+  if (check === undefined) {
     throw new UsageError(`check expects one of: ${CHECK_NAMES.join(', ')}`);
   }
-  const checkName = name as CheckName;
 
   const loaded = values['base-url']
-    ? configFromFlags(values, checkName, io)
+    ? configFromFlags(values, check, io)
     : configFromFile(values, io);
   if (!loaded.ok) {
     io.err(formatProblems(loaded.problems));
@@ -72,7 +73,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     pretty: false,
   });
   const log = withFields(logger, { environment: environment.name });
-  const { result, retryAfterMs } = await runOnce(environment, checkName, config.stateFile, log, io);
+  const { result, retryAfterMs } = await runOnce(environment, check, config.stateFile, log, io);
   logger.flush();
   // A one-shot check never waits out a Retry-After: it says how long the API asked to wait.
   const retryAfterSeconds = retryAfterMs > 0 ? Math.ceil(retryAfterMs / 1000) : null;
@@ -82,14 +83,14 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   io.out(
     values.json
       ? JSON.stringify({ ...toCheckJson(result), retry_after_seconds: retryAfterSeconds }, null, 2)
-      : formatTrace(result, environment),
+      : formatTrace(result, check, environment),
   );
   return result.outcome === 'pass' ? EXIT.ok : EXIT.checkFailed;
 }
 
 async function runOnce(
   environment: EnvironmentConfig,
-  checkName: CheckName,
+  check: AnyCheck,
   stateFile: string,
   log: CheckLogger,
   io: CliIO,
@@ -107,7 +108,7 @@ async function runOnce(
     // Close what an earlier interrupted process left open before creating anything new. Only
     // sessions whose owner is gone: a running daemon's sessions are the daemon's.
     await runtime.reaper.sweep({ force: true, signal: abort.signal });
-    const result = await runtime.run(CHECKS[checkName], abort.signal);
+    const result = await runtime.run(check, abort.signal);
     await runtime.tracking.settled();
     await runtime.reaper.sweep({ force: true, signal: abort.signal });
     const left = ledger.count(environment.name);
@@ -131,7 +132,7 @@ function configFromFile(values: Flags, io: CliIO): LoadResult {
   return loadConfig({ configFile, env: io.env, cwd: io.cwd });
 }
 
-function configFromFlags(values: Flags, checkName: CheckName, io: CliIO): LoadResult {
+function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult {
   const keyEnv = values['api-key-env'] as string | undefined;
   const keyFile = values['api-key-file'] as string | undefined;
   if ((keyEnv === undefined) === (keyFile === undefined)) {
@@ -139,8 +140,18 @@ function configFromFlags(values: Flags, checkName: CheckName, io: CliIO): LoadRe
       '--base-url needs exactly one of --api-key-env VAR or --api-key-file FILE',
     );
   }
-  const address = parseAddress((values['address'] as string | undefined) ?? DEFAULT_ADDRESS);
-  const expect = (values['expect'] as string | undefined) ?? 'available';
+  // Only the named check is enabled; its own options (if any) make the rest of its section.
+  const own: Record<string, string | undefined> = {};
+  for (const option of Object.keys(check.adHoc?.options ?? {})) {
+    own[option] = values[option] as string | undefined;
+  }
+  const made = check.adHoc?.section(own) ?? { section: {} };
+  if ('problem' in made) throw new UsageError(made.problem);
+  const sections = Object.fromEntries(
+    CHECK_LIST.map((c: AnyCheck) =>
+      c === check ? [c.name, { ...made.section, enabled: true }] : [c.name, { enabled: false }],
+    ),
+  );
   const document = {
     environments: [
       {
@@ -149,33 +160,14 @@ function configFromFlags(values: Flags, checkName: CheckName, io: CliIO): LoadRe
         ...(keyEnv ? { api_key_env: keyEnv } : { api_key_file: keyFile }),
         // One-shot: no schedule to fit into, so allow the spec's full polling window.
         request_budget_per_second: 2,
-        ping: { enabled: checkName === 'ping' },
-        lifecycle: { enabled: checkName === 'lifecycle', addresses: [{ ...address, expect }] },
+        ...sections,
       },
     ],
   };
   return validateConfigDocument(document, { env: io.env, cwd: io.cwd });
 }
 
-/** `"STREET1, ZIP"`, `"STREET1, CITY, ST"` or a JSON object with the API's field names. */
-function parseAddress(text: string): Record<string, string> {
-  if (text.trim().startsWith('{')) {
-    try {
-      return JSON.parse(text) as Record<string, string>;
-    } catch {
-      throw new UsageError('--address is not valid JSON');
-    }
-  }
-  const parts = text.split(',').map((p) => p.trim());
-  const [street1, second, third] = parts;
-  if (!street1 || !second || parts.length > 3) {
-    throw new UsageError('--address expects "STREET1, ZIP", "STREET1, CITY, STATE" or JSON');
-  }
-  if (third !== undefined) return { street1, city: second, state: third };
-  return { street1, zip: second };
-}
-
-function formatTrace(result: CheckResult, environment: EnvironmentConfig): string {
+function formatTrace(result: CheckResult, check: AnyCheck, environment: EnvironmentConfig): string {
   const lines = [
     `${result.check} check · environment ${environment.name} · ${environment.baseUrl}`,
   ];
@@ -190,8 +182,7 @@ function formatTrace(result: CheckResult, environment: EnvironmentConfig): strin
   }
   const facts = [
     result.reason ? `reason ${result.reason}` : null,
-    result.latencyClass ? `latency ${result.latencyClass}` : null,
-    result.qualifyStatus ? `qualify_status ${result.qualifyStatus}` : null,
+    ...check.trace(result.facts),
     ...result.contractChecks
       .filter((c) => c.result !== 'pass')
       .map((c) => `contract ${c.check} ${c.result}`),

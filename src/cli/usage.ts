@@ -1,10 +1,18 @@
-/** Usage texts of the command line (contract §1). */
+/** Usage texts of the command line (contract §1); the check names come from the registry. */
+import type { AnyCheck } from '../checks/check.js';
+import { CHECK_LIST, CHECK_NAMES } from '../checks/index.js';
+
+const CHECKS = CHECK_NAMES.join('|');
+const AD_HOC_USAGE = CHECK_LIST.flatMap((check: AnyCheck) =>
+  check.adHoc ? [check.adHoc.usage] : [],
+).join('\n');
 
 export const MAIN_USAGE = `isa-monitor: synthetic monitor for the Internet Service Availability API
 
 Usage:
   isa-monitor run [--config FILE]            run the daemon (demo mode without config)
-  isa-monitor check ping|lifecycle [options] run one check once and print its trace
+  isa-monitor check ${CHECKS} [options]
+                                             run one check once and print its trace
   isa-monitor simulate [--port P] [--host H] [--api-key KEY ...]
                                              run the ISA API simulator
   isa-monitor validate-config --config FILE  validate a config file, touch no network
@@ -17,7 +25,7 @@ Docs: docs/configuration.md, docs/metrics.md, docs/alerts.md, docs/simulator.md`
 export const COMMAND_USAGE: Record<string, string> = {
   run: `Usage: isa-monitor run [--config FILE] [--log-level LEVEL]
 
-Runs the daemon: pings and session-lifecycle checks on schedule, metrics on /metrics,
+Runs the daemon: every enabled check on its schedule, metrics on /metrics,
 status on /api/status, /healthz and /readyz.
 
   --config FILE      YAML config (default: $ISA_MONITOR_CONFIG)
@@ -28,9 +36,9 @@ an embedded ISA API simulator with a scripted fault timeline, two environments
 (sandbox, production), metrics on http://127.0.0.1:9464/metrics.
 SIGTERM or SIGINT stops gracefully (exit 0). Exit 2 on a config error.`,
 
-  check: `Usage: isa-monitor check ping|lifecycle [--config FILE --environment NAME]
-                                      [--base-url URL (--api-key-env VAR | --api-key-file FILE)]
-                                      [--address "STREET1, ZIP"] [--expect STATUS] [--json]
+  check: `Usage: isa-monitor check ${CHECKS} [--config FILE --environment NAME]
+                   [--base-url URL (--api-key-env VAR | --api-key-file FILE)] [--json]
+                   [the check's own --base-url options, below]
 
 Runs one check once against one environment, prints a step-by-step trace (or one JSON
 document with --json) and exits 0 when the check passed, 1 when it failed, 2 on a usage
@@ -41,10 +49,9 @@ or config error.
   --base-url URL        check this API base URL instead of a configured environment
   --api-key-env VAR     with --base-url: environment variable holding the API key
   --api-key-file FILE   with --base-url: file holding the API key
-  --address ADDR        with --base-url, lifecycle: "STREET1, ZIP" or a JSON object
-                        (default: "1 Instant Way, 80202", a simulator test address)
-  --expect STATUS       expected qualify status: available | no_service | failed | any
-  --json                print the result as JSON`,
+  --json                print the result as JSON
+With --base-url, per check:
+${AD_HOC_USAGE}`,
 
   simulate: `Usage: isa-monitor simulate [--port P] [--host H] [--api-key KEY ...]
                             [--mode fast|realistic] [--demo-timeline]

@@ -3,6 +3,7 @@
  * file, the file-less configuration (`ISA_ENVIRONMENTS` plus `ISA_<NAME>_*`), and the demo-mode
  * rule. An empty variable counts as unset, as in `FOO=` lines of env files and compose files.
  */
+import { CHECK_LIST } from '../checks/index.js';
 import { formatKeyPath, type ConfigProblem } from './problems.js';
 
 /** Names the configuration file (the `--config` option wins). */
@@ -30,11 +31,12 @@ export const OVERRIDES: readonly Override[] = [
   { variable: 'ISA_MONITOR_SHUTDOWN_TIMEOUT', path: ['shutdown_timeout'], convert: (t) => t },
 ];
 
-/**
- * The lifecycle address of a file-less configuration. Nothing is known about the operator's data,
- * so it asserts no qualify status (`any`): the run still proves create, poll, get, close and 410.
- */
-export const DEFAULT_ENV_ADDRESS = { street1: '123 Main St', zip: '80202', expect: 'any' } as const;
+/** The sections the registered checks need in a file-less configuration. */
+const FILELESS_SECTIONS: Record<string, unknown> = Object.fromEntries(
+  CHECK_LIST.flatMap((check) =>
+    check.config.fileless ? [[check.name, structuredClone(check.config.fileless)]] : [],
+  ),
+);
 
 /** A variable's value, with empty treated as unset. */
 export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -102,7 +104,8 @@ export function documentFromEnv(
     const environment: Record<string, unknown> = {
       name,
       base_url: envValue(env, `${prefix}_BASE_URL`),
-      lifecycle: { addresses: [{ ...DEFAULT_ENV_ADDRESS }] },
+      // What a check needs to run without a file (e.g. the lifecycle check's address).
+      ...FILELESS_SECTIONS,
     };
     origins.set(at('name'), ENVIRONMENTS_VAR);
     origins.set(at('base_url'), `${prefix}_BASE_URL`);

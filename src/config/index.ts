@@ -23,26 +23,21 @@ import {
 import { DEFAULTS, buildConfigSchema, type ConfigDocument, type ResolvedSecret } from './schema.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedText } from './files.js';
 import { describeFileError, type ApiKeySource } from './secrets.js';
+import type { CheckConfigBase } from './section.js';
+import { CHECK_LIST, type CheckConfigs } from '../checks/index.js';
 
 export type { ConfigProblem } from './problems.js';
 export type { ApiKeySource } from './secrets.js';
 export { formatProblems } from './problems.js';
 export { parseDuration, formatDuration } from './duration.js';
 export { cronForInterval } from './interval.js';
-export { isDemoMode, defaultApiKeyEnv, DEFAULT_ENV_ADDRESS } from './env.js';
-export { DEFAULTS, EXPECTATIONS, LOG_LEVELS } from './schema.js';
+export { isDemoMode, defaultApiKeyEnv } from './env.js';
+export { DEFAULTS, LOG_LEVELS } from './schema.js';
 
-export interface AddressConfig {
-  street1: string;
-  street2?: string;
-  city?: string;
-  state?: string;
-  zip?: string;
-  /** The final qualify status a run must reach; `any` accepts every final status. */
-  expect: 'available' | 'no_service' | 'failed' | 'any';
-}
+/** The settings of one watched environment: its own, then one section per registered check. */
+export type EnvironmentConfig = EnvironmentSettings & CheckConfigs;
 
-export interface EnvironmentConfig {
+export interface EnvironmentSettings {
   name: string;
   /** http(s) URL without a trailing slash, credentials, query or fragment. */
   baseUrl: string;
@@ -51,17 +46,18 @@ export interface EnvironmentConfig {
   apiKeySource: ApiKeySource;
   thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
   requestBudgetPerSecond: number;
-  ping: { enabled: boolean; intervalMs: number; timeoutMs: number };
-  lifecycle: {
-    enabled: boolean;
-    intervalMs: number;
-    timeoutMs: number;
-    pollIntervalMs: number;
-    pollTimeoutMs: number;
-    campaignId: string;
-    /** Empty only when lifecycle is disabled. */
-    addresses: AddressConfig[];
-  };
+}
+
+/** The config section of `check` in `environment` (the uniform keys plus the check's own). */
+export function sectionOf(
+  environment: EnvironmentConfig,
+  check: { name: string },
+): CheckConfigBase {
+  const section = (environment as unknown as Record<string, CheckConfigBase | undefined>)[
+    check.name
+  ];
+  if (section === undefined) throw new Error(`internal: no config section for check ${check.name}`);
+  return section;
 }
 
 export interface MonitorConfig {
@@ -275,7 +271,7 @@ function toMonitorConfig(
       // The API-key rule stores a key for every environment that passed; a parse that succeeded
       // without one would be a bug here, not a configuration problem.
       if (!secret) throw new Error(`internal: no API key resolved for environment ${env.name}`);
-      return {
+      const settings: EnvironmentSettings = {
         name: env.name,
         baseUrl: env.base_url,
         apiKey: secret.apiKey,
@@ -286,40 +282,14 @@ function toMonitorConfig(
           criticalMs: env.thresholds.critical,
         },
         requestBudgetPerSecond: env.request_budget_per_second,
-        ping: {
-          enabled: env.ping.enabled,
-          intervalMs: env.ping.interval,
-          timeoutMs: env.ping.timeout,
-        },
-        lifecycle: {
-          enabled: env.lifecycle.enabled,
-          intervalMs: env.lifecycle.interval,
-          timeoutMs: env.lifecycle.timeout,
-          pollIntervalMs: env.lifecycle.poll_interval,
-          pollTimeoutMs: env.lifecycle.poll_timeout,
-          campaignId: env.lifecycle.campaign_id,
-          addresses: (env.lifecycle.addresses ?? []).map(toAddressConfig),
-        },
       };
+      const sections = env as unknown as Record<string, unknown>;
+      const checks = Object.fromEntries(
+        CHECK_LIST.map((check) => [check.name, check.config.toConfig(sections[check.name])]),
+      ) as CheckConfigs;
+      return { ...settings, ...checks };
     }),
   };
-}
-
-function toAddressConfig(address: {
-  street1: string;
-  street2?: string | undefined;
-  city?: string | undefined;
-  state?: string | undefined;
-  zip?: string | undefined;
-  expect: AddressConfig['expect'];
-}): AddressConfig {
-  // Only the keys that were given, so the address can be sent as a session request as it is.
-  const out: AddressConfig = { street1: address.street1, expect: address.expect };
-  if (address.street2 !== undefined) out.street2 = address.street2;
-  if (address.city !== undefined) out.city = address.city;
-  if (address.state !== undefined) out.state = address.state;
-  if (address.zip !== undefined) out.zip = address.zip;
-  return out;
 }
 
 function failure(problems: ConfigProblem[]): LoadResult {

@@ -5,7 +5,7 @@
  * calling thread for benchmarks and tests.
  */
 import type { CheckLogger } from '../checks/check.js';
-import { CHECKS } from '../checks/index.js';
+import { CHECK_LIST } from '../checks/index.js';
 import { withFields } from '../checks/logger.js';
 import { EnvironmentRuntime } from '../environment.js';
 import { Scheduler } from '../scheduler/scheduler.js';
@@ -68,7 +68,7 @@ export async function startEngine(
 
   const scheduler = new Scheduler({
     environments,
-    checks: CHECKS,
+    checks: CHECK_LIST,
     log,
     onResult: (result) => emit({ type: 'result', result }),
     onSkip: (environment, check, reason) => emit({ type: 'skip', environment, check, reason }),

@@ -3,16 +3,16 @@
  * (metrics registry, HTTP server, logging). Plain data only: they cross a worker boundary.
  */
 import type { CheckResult } from '../checks/check.js';
-import type { CheckName, SkipReason } from '../checks/results.js';
 import type { MonitorConfig } from '../config/index.js';
 import type { ScheduledTaskInfo } from '../scheduler/scheduler.js';
+import type { SkipReason } from '../vocabulary.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export type MeasurementEvent =
   | { type: 'ready'; schedule: ScheduledTaskInfo[]; leftoverSessions: number }
   | { type: 'result'; result: CheckResult }
-  | { type: 'skip'; environment: string; check: CheckName; reason: SkipReason }
+  | { type: 'skip'; environment: string; check: string; reason: SkipReason }
   | { type: 'sessions_open'; environment: string; count: number }
   | { type: 'session_unrecoverable'; environment: string }
   | { type: 'ledger_writable'; writable: boolean }

@@ -1,25 +1,57 @@
 /**
- * The one place a check Result becomes metrics. Every label value written here comes from the
- * bounded vocabularies of `checks/results.ts`, the configured environment name, an HTTP status
- * code, or the API's numeric `service_data_set`; never URLs, tokens, addresses or messages.
+ * The one place a check Result becomes metrics. The universal metrics (runs, durations, responses,
+ * contract checks, skips) are written here; each check writes its own through a `MetricSink` that
+ * adds the `environment` label and accepts only the check's declared metrics. Every label value
+ * comes from the bounded vocabularies (`vocabulary.ts` and each check's own sets), the configured
+ * environment name, an HTTP status code, or a value a check has checked (e.g. a numeric
+ * `service_data_set`); never URLs, tokens, addresses or messages.
  */
-import type { CheckResult, LifecycleFacts, PingFacts } from '../checks/check.js';
-import { PHASES, type CheckName, type Phase, type SkipReason } from '../checks/results.js';
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import type { AnyCheck, CheckResult, MetricSink } from '../checks/check.js';
+import { CHECK_LIST, findCheck } from '../checks/index.js';
+import { sectionOf, type EnvironmentConfig } from '../config/index.js';
+import type { SkipReason } from '../vocabulary.js';
+import type { MetricDefinition } from './metric-definition.js';
 import type { Metrics } from './registry.js';
+
+type Handle = Counter<string> | Gauge<string> | Histogram<string>;
 
 /** Maps check Results and scheduler events to the metrics of a `Metrics` set. */
 export class Recorder {
-  /** The `service_data_set` currently exported per environment (only one series each). */
-  private readonly dataSets = new Map<string, string>();
+  /** Per check, its metric handles by metric name: what its sink may write. */
+  private readonly handles = new Map<string, Map<string, Handle>>();
+  /** The one series `setOnly` keeps, per environment and metric name. */
+  private readonly only = new Map<string, Record<string, string>>();
 
-  constructor(private readonly metrics: Metrics) {}
+  constructor(private readonly metrics: Metrics) {
+    const byKey = metrics as unknown as Record<string, Handle>;
+    for (const check of CHECK_LIST as readonly AnyCheck[]) {
+      const own = new Map<string, Handle>();
+      for (const [key, def] of Object.entries(check.metrics)) {
+        const handle = byKey[key];
+        if (handle === undefined) throw new Error(`internal: no handle for metric ${def.name}`);
+        own.set(def.name, handle);
+      }
+      this.handles.set(check.name, own);
+    }
+  }
+
+  /** Sets the configuration gauges of the checks enabled in `environment` (at start-up). */
+  describeEnvironment(environment: EnvironmentConfig): void {
+    const shared = { name: environment.name, thresholds: environment.thresholds };
+    for (const check of CHECK_LIST as readonly AnyCheck[]) {
+      const config = sectionOf(environment, check);
+      if (!config.enabled || !check.describeConfig) continue;
+      check.describeConfig(config, shared, this.sink(check, environment.name));
+    }
+  }
 
   /** Records everything one finished check run tells: the universal and the check's own metrics. */
   recordResult(result: CheckResult): void {
     const m = this.metrics;
     const environment = result.environment;
     m.checkRuns.inc({ environment, check: result.check, outcome: result.outcome });
-    m.checkDuration.observe({ environment, check: result.check }, seconds(result.durationMs));
+    m.checkDuration.observe({ environment, check: result.check }, result.durationMs / 1000);
     for (const response of result.responses) {
       m.httpResponses.inc({
         environment,
@@ -30,14 +62,16 @@ export class Recorder {
     for (const contract of result.contractChecks) {
       m.contractChecks.inc({ environment, check: contract.check, result: contract.result });
     }
-    if (result.ping) this.recordPing(environment, result.startedAt, result.ping);
-    if (result.lifecycle) {
-      this.recordLifecycle(environment, result.startedAt + result.durationMs, result.lifecycle);
-    }
+    const check = findCheck(result.check);
+    if (check === undefined || result.facts === null) return;
+    check.record(result.facts, this.sink(check, environment), {
+      startedAt: result.startedAt,
+      finishedAt: result.startedAt + result.durationMs,
+    });
   }
 
   /** Counts a scheduled run that did not happen (overlap, rate-limit back-off, request budget). */
-  recordSkip(environment: string, check: CheckName, reason: SkipReason): void {
+  recordSkip(environment: string, check: string, reason: SkipReason): void {
     this.metrics.checksSkipped.inc({ environment, check, reason });
   }
 
@@ -46,74 +80,40 @@ export class Recorder {
     this.metrics.syntheticSessionsOpen.set({ environment }, count);
   }
 
-  private recordPing(environment: string, startedAtMs: number, ping: PingFacts): void {
-    const m = this.metrics;
-    m.pingAttempts.inc({ environment, result: ping.result });
-    // Every attempt, timeouts included at their elapsed time: a hanging API is also a slow one.
-    m.pingDuration.observe({ environment }, seconds(ping.durationMs));
-    for (const [phase, ms] of phaseDurations(ping.phases)) {
-      m.pingPhaseDuration.observe({ environment, phase }, seconds(ms));
-    }
-    m.pingLastDuration.set({ environment }, seconds(ping.durationMs));
-    m.pingLastAttempt.set({ environment }, startedAtMs / 1000);
-    m.pingUp.set({ environment }, ping.up ? 1 : 0);
-  }
-
-  private recordLifecycle(environment: string, finishedAtMs: number, facts: LifecycleFacts): void {
-    const m = this.metrics;
-    m.lifecycleRuns.inc({ environment, result: facts.result });
-    for (const [step, ms] of Object.entries(facts.stepDurationsMs)) {
-      if (isDuration(ms)) m.lifecycleStepDuration.observe({ environment, step }, seconds(ms));
-    }
-    if (facts.result === 'success') {
-      // When the run finished: "no success for 15 minutes" should count from a completed run.
-      m.lifecycleLastSuccess.set({ environment }, finishedAtMs / 1000);
-    }
-    if (facts.qualifyOutcome !== null) {
-      m.qualifyOutcomes.inc({ environment, status: facts.qualifyOutcome });
-    }
-    for (const status of facts.pollStatuses) {
-      m.qualifyPolls.inc({ environment, status });
-    }
-    if (isDuration(facts.qualifyDurationMs)) {
-      m.qualifyDuration.observe({ environment }, seconds(facts.qualifyDurationMs));
-    }
-    if (facts.serviceDataSet !== null) this.setDataSet(environment, facts.serviceDataSet);
-  }
-
-  /** Keeps exactly one `isa_service_data_set_info` series per environment: the latest one. */
-  private setDataSet(environment: string, value: string): void {
-    const dataSet = dataSetLabel(value);
-    const previous = this.dataSets.get(environment);
-    if (previous === dataSet) return;
-    if (previous !== undefined) {
-      this.metrics.serviceDataSet.remove({ environment, service_data_set: previous });
-    }
-    this.metrics.serviceDataSet.set({ environment, service_data_set: dataSet }, 1);
-    this.dataSets.set(environment, dataSet);
+  /** The sink `check` writes its metrics of `environment` through. */
+  private sink(check: AnyCheck, environment: string): MetricSink {
+    const own = this.handles.get(check.name);
+    const handle = (def: MetricDefinition): Handle => {
+      const found = own?.get(def.name);
+      if (found === undefined) {
+        throw new Error(`check ${check.name} writes ${def.name}, which it does not declare`);
+      }
+      return found;
+    };
+    const withEnvironment = (labels: object) => ({ ...labels, environment });
+    return {
+      inc: (def, labels, value = 1) =>
+        (handle(def) as Counter<string>).inc(withEnvironment(labels), value),
+      set: (def, labels, value) =>
+        (handle(def) as Gauge<string>).set(withEnvironment(labels), value),
+      observe: (def, labels, value) =>
+        (handle(def) as Histogram<string>).observe(withEnvironment(labels), value),
+      setOnly: (def, labels, value) => {
+        const gauge = handle(def) as Gauge<string>;
+        const key = `${environment}\u0000${def.name}`;
+        const next = withEnvironment(labels);
+        const previous = this.only.get(key);
+        if (previous !== undefined && !sameLabels(previous, next)) gauge.remove(previous);
+        gauge.set(next, value);
+        this.only.set(key, next);
+      },
+    };
   }
 }
 
-function seconds(ms: number): number {
-  return ms / 1000;
-}
-
-function isDuration(ms: number | null | undefined): ms is number {
-  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0;
-}
-
-/**
- * The phases of a ping that were measured, in ms. Phases that did not happen (no name to resolve,
- * no TLS on http://, no response at all) are absent and are not observed (not observed as 0).
- */
-function phaseDurations(phases: PingFacts['phases'] | undefined): Array<[Phase, number]> {
-  if (phases === undefined || phases === null) return [];
-  const present: Array<[Phase, number]> = [];
-  for (const phase of PHASES) {
-    const ms = phases[phase];
-    if (isDuration(ms)) present.push([phase, ms]);
-  }
-  return present;
+function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }
 
 /**
@@ -124,12 +124,4 @@ function phaseDurations(phases: PingFacts['phases'] | undefined): Array<[Phase, 
 export function statusCodeLabel(code: string): string {
   if (/^[1-5]\d\d$/.test(code) || code === 'none') return code;
   return 'other';
-}
-
-/**
- * `service_data_set` comes from the API, so it is checked before it becomes a label value: the
- * spec calls it a numeric string; anything else is exported as `invalid`.
- */
-export function dataSetLabel(value: string): string {
-  return /^\d{1,32}$/.test(value) ? value : 'invalid';
 }

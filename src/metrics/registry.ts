@@ -1,27 +1,31 @@
 /**
  * Builds the daemon's metrics: one non-global prom-client Registry holding every metric of
- * `definitions.ts`, with every known label combination exported as 0 from start-up so that
- * `increase()` sees the first failure after a restart.
+ * `definitions.ts`, with every known label combination of the enabled checks exported as 0 from
+ * start-up so that `increase()` sees the first failure after a restart.
  *
  * Zero-initialisation policy (also in docs/metrics.md):
- * - counters and histograms: every combination of configured environment × the definition's
- *   `knownValues` starts at 0;
+ * - a check's own counters and histograms: every combination of an environment where the check is
+ *   enabled × the definition's `knownValues` starts at 0; nothing for a disabled check;
+ * - the universal counters and histograms: the same, with their check-scoped labels (`check`,
+ *   `operation`) limited to the values of the checks enabled in the environment;
  * - `isa_synthetic_sessions_open` starts at 0 per environment;
- * - the configuration gauges (`isa_latency_threshold_seconds`, `isa_ping_interval_seconds`) and
- *   `isa_monitor_build_info` are set at start-up;
- * - the "last event" gauges (`isa_ping_up`, `isa_ping_last_duration_seconds`,
- *   `isa_ping_last_attempt_timestamp_seconds`, `isa_lifecycle_last_success_timestamp_seconds`,
- *   `isa_service_data_set_info`) stay absent until the first event they describe: a 0 would
- *   claim "down", "0 s" or "1970" before anything was measured.
+ * - configuration gauges (e.g. `isa_latency_threshold_seconds`) are set by their check at start-up
+ *   (`Recorder.describeEnvironment`) and `isa_monitor_build_info` here;
+ * - the "last event" gauges (`isa_ping_up`, `isa_lifecycle_last_success_timestamp_seconds`, ...)
+ *   stay absent until the first event they describe: a 0 would claim "down", "0 s" or "1970"
+ *   before anything was measured.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { METRICS, type MetricDefinition, type MetricKey } from './definitions.js';
+import type { AnyCheck } from '../checks/check.js';
+import { CHECK_LIST } from '../checks/index.js';
+import { METRICS, METRIC_OWNER, type MetricDefinition, type MetricKey } from './definitions.js';
+import type { CheckVocabulary } from './metric-definition.js';
 
 /** What the registry needs to know about one configured environment. */
 export interface MetricsEnvironment {
   name: string;
-  thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
-  pingIntervalMs: number;
+  /** Names of the checks enabled in the environment; default: every registered check. */
+  checks?: readonly string[];
 }
 
 /** Values of `isa_monitor_build_info`. */
@@ -86,24 +90,10 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
   // Until the measurement engine has tried its first write of the state file.
   metrics.sessionLedgerWritable.set(1);
   for (const env of opts.environments) {
-    const environment = env.name;
-    metrics.latencyThreshold.set(
-      { environment, level: 'expected' },
-      env.thresholds.expectedMs / 1000,
-    );
-    metrics.latencyThreshold.set(
-      { environment, level: 'warning' },
-      env.thresholds.warningMs / 1000,
-    );
-    metrics.latencyThreshold.set(
-      { environment, level: 'critical' },
-      env.thresholds.criticalMs / 1000,
-    );
-    metrics.pingInterval.set({ environment }, env.pingIntervalMs / 1000);
-    metrics.syntheticSessionsOpen.set({ environment }, 0);
+    metrics.syntheticSessionsOpen.set({ environment: env.name }, 0);
+    const enabled = CHECK_LIST.filter((check) => env.checks?.includes(check.name) ?? true);
+    zeroInitialise(metrics, env.name, enabled);
   }
-
-  zeroInitialise(metrics, names);
   return metrics;
 }
 
@@ -127,17 +117,36 @@ function createHandle(
   }
 }
 
+/** The values of each check vocabulary declared by `checks`. */
+export function checkVocabulary(
+  checks: readonly AnyCheck[],
+): Record<CheckVocabulary, readonly string[]> {
+  const union = (values: string[]) => [...new Set(values)];
+  return {
+    name: checks.map((check) => check.name),
+    operations: union(checks.flatMap((check) => [...check.operations])),
+    contractChecks: union(checks.flatMap((check) => [...check.contractChecks])),
+  };
+}
+
 /**
- * Every label combination of every counter and histogram: configured environments × the known
- * values of each other label, labels in definition order (the exposition keeps that order).
+ * Every label combination of a counter or histogram: the given environments × the known values
+ * of each other label, labels in definition order (the exposition keeps that order). With
+ * `vocabulary`, check-scoped labels take only the values the given checks declare.
  */
 export function knownLabelSets(
   def: MetricDefinition,
   environments: readonly string[],
+  vocabulary?: Record<CheckVocabulary, readonly string[]>,
 ): Array<Record<string, string>> {
   let sets: Array<Record<string, string>> = [{}];
   for (const label of def.labels) {
-    const values = label === 'environment' ? environments : def.knownValues?.[label];
+    const scope = def.checkScoped?.[label];
+    let values = label === 'environment' ? environments : def.knownValues?.[label];
+    if (values !== undefined && scope !== undefined && vocabulary !== undefined) {
+      const allowed = vocabulary[scope];
+      values = values.filter((value) => allowed.includes(value));
+    }
     if (values === undefined) {
       // A label without a known value set cannot be pre-initialised (e.g. service_data_set).
       return [];
@@ -147,11 +156,16 @@ export function knownLabelSets(
   return sets;
 }
 
-function zeroInitialise(metrics: Metrics, environments: readonly string[]): void {
+/** Zero-initialises, for one environment, the universal metrics and those of enabled checks. */
+function zeroInitialise(metrics: Metrics, environment: string, enabled: readonly AnyCheck[]): void {
+  const names = enabled.map((check) => check.name);
+  const vocabulary = checkVocabulary(enabled);
   for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
     if (def.type === 'gauge') continue;
-    const handle = metrics[key] as Counter<string> | Histogram<string>;
-    for (const labels of knownLabelSets(def, environments)) {
+    const owner = METRIC_OWNER.get(key);
+    if (owner !== undefined && !names.includes(owner)) continue;
+    const handle = metrics[key] as unknown as Counter<string> | Histogram<string>;
+    for (const labels of knownLabelSets(def, [environment], vocabulary)) {
       if (handle instanceof Histogram) handle.zero(labels);
       else handle.inc(labels, 0);
     }

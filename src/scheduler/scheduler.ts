@@ -7,16 +7,16 @@
  */
 import { createTask, type ScheduledTask } from 'node-cron';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Check, CheckLogger, CheckResult } from '../checks/check.js';
-import type { CheckName, SkipReason } from '../checks/results.js';
+import type { AnyCheck, CheckLogger, CheckResult } from '../checks/check.js';
 import type { EnvironmentRuntime } from '../environment.js';
+import type { SkipReason } from '../vocabulary.js';
 import { cronWithOffset } from './cron.js';
 
 export interface SchedulerOptions {
   environments: EnvironmentRuntime[];
-  checks: Readonly<Record<CheckName, Check>>;
+  checks: readonly AnyCheck[];
   onResult: (result: CheckResult) => void;
-  onSkip: (environment: string, check: CheckName, reason: SkipReason) => void;
+  onSkip: (environment: string, check: string, reason: SkipReason) => void;
   log: CheckLogger;
   /** Source of the start offsets; tests pass a fixed one. */
   random?: () => number;
@@ -27,7 +27,7 @@ export const SHUTDOWN_SWEEP_MS = 2_000;
 
 export interface ScheduledTaskInfo {
   environment: string;
-  check: CheckName;
+  check: string;
   cron: string;
 }
 
@@ -44,9 +44,9 @@ export class Scheduler {
   start(): void {
     const random = this.opts.random ?? Math.random;
     for (const env of this.opts.environments) {
-      for (const check of Object.values(this.opts.checks)) {
-        if (!env.enabled(check.name)) continue;
-        const interval = env.intervalFor(check.name);
+      for (const check of this.opts.checks) {
+        if (!env.enabled(check)) continue;
+        const interval = env.intervalFor(check);
         const cron = cronWithOffset(interval, Math.floor(random() * interval));
         if (cron === null) throw new Error(`interval ${interval} ms cannot be scheduled by cron`);
         const task = createTask(cron, () => this.fire(env, check), {
@@ -60,10 +60,10 @@ export class Scheduler {
   }
 
   /** A task's tick: starts a run unless it must be skipped (overlap, Retry-After, budget). */
-  fire(env: EnvironmentRuntime, check: Check): void {
+  fire(env: EnvironmentRuntime, check: AnyCheck): void {
     if (this.stopping) return;
     const key = `${env.name}/${check.name}`;
-    const skip = this.skipReason(env, check.name, key);
+    const skip = this.skipReason(env, check, key);
     if (skip !== null) {
       this.opts.onSkip(env.name, check.name, skip);
       return;
@@ -72,8 +72,9 @@ export class Scheduler {
       .run(check, this.abort.signal)
       .then(async (result) => {
         this.opts.onResult(result);
-        // Leftovers are closed between lifecycle runs, never under a run that owns them.
-        if (!this.inFlight.has(`${env.name}/lifecycle`) || check.name === 'lifecycle') {
+        // Leftovers are closed between runs of session-creating checks, never under a run that
+        // owns them.
+        if (!this.sessionsInUse(env, check)) {
           await env.reaper.sweep({ signal: this.abort.signal });
         }
       })
@@ -82,11 +83,21 @@ export class Scheduler {
     this.inFlight.set(key, run);
   }
 
-  private skipReason(env: EnvironmentRuntime, check: CheckName, key: string): SkipReason | null {
+  /** True while another run that creates sessions is in flight in `env`. */
+  private sessionsInUse(env: EnvironmentRuntime, finished: AnyCheck): boolean {
+    return this.opts.checks.some(
+      (check) =>
+        check !== finished &&
+        check.createsSessions === true &&
+        this.inFlight.has(`${env.name}/${check.name}`),
+    );
+  }
+
+  private skipReason(env: EnvironmentRuntime, check: AnyCheck, key: string): SkipReason | null {
     if (this.inFlight.has(key)) return 'overlap';
     if (!env.gate.isOpen()) return 'rate_limit_backoff';
     // A run that creates sessions needs the ledger: never create what cannot be recorded.
-    if (check === 'lifecycle' && !env.ledgerWritable()) return 'ledger_unwritable';
+    if (check.createsSessions === true && !env.ledgerWritable()) return 'ledger_unwritable';
     if (env.budget.waitEstimateMs() > env.timeoutFor(check)) return 'budget';
     return null;
   }

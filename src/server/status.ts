@@ -4,7 +4,7 @@
  * than successes (more of them, for longer), because the failures are what on-call comes to read.
  */
 import type { CheckResult } from '../checks/check.js';
-import { CHECK_NAMES } from '../checks/results.js';
+import { CHECK_NAMES, SUMMARY_KEYS } from '../checks/index.js';
 
 /** One step of a run as `check --json` and `/api/status` print it. */
 export interface CheckStepJson {
@@ -17,20 +17,21 @@ export interface CheckStepJson {
   error: string | null;
 }
 
-/** The `check --json` document of one run (contract §1). */
+/**
+ * The `check --json` document of one run (contract §1): the common fields, plus every registered
+ * check's summary keys (`latency_class`, `qualify_status`, ...), null where the check has none.
+ */
 export interface CheckJson {
   check: string;
   environment: string;
   outcome: 'pass' | 'fail';
   reason: string | null;
-  latency_class: string | null;
-  qualify_status: string | null;
+  [summaryKey: string]: unknown;
   duration_ms: number;
   /** ISO 8601 time the run started (null only if the Result carried no valid time). */
   started_at: string | null;
   steps: CheckStepJson[];
   contract_checks: Array<{ check: string; result: string; detail: string | null }>;
-  service_data_set: string | null;
 }
 
 export interface CheckStatus {
@@ -151,8 +152,7 @@ export function toCheckJson(result: CheckResult): CheckJson {
     environment: result.environment,
     outcome: result.outcome,
     reason: result.reason,
-    latency_class: result.latencyClass,
-    qualify_status: result.qualifyStatus,
+    ...Object.fromEntries(SUMMARY_KEYS.map((key) => [key, result.summary[key] ?? null])),
     duration_ms: result.durationMs,
     started_at: isoTime(result.startedAt),
     steps: result.steps.map((step) => ({
@@ -169,7 +169,6 @@ export function toCheckJson(result: CheckResult): CheckJson {
       result: c.result,
       detail: c.detail ?? null,
     })),
-    service_data_set: result.lifecycle?.serviceDataSet ?? null,
   };
 }
 

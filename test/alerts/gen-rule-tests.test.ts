@@ -3,7 +3,7 @@
  * expected annotations rendered the way Prometheus renders them.
  */
 import { describe, expect, it } from 'vitest';
-import { PING_BUCKETS } from '../../src/metrics/definitions.js';
+import { PING_BUCKETS } from '../../src/checks/ping.js';
 import { formatDuration, parseDuration } from '../../scripts/rules/durations.js';
 import {
   buildSeries,

@@ -4,7 +4,8 @@
  * the monitor exports, with the bucket bounds and time constants they depend on kept in step.
  */
 import { describe, expect, it } from 'vitest';
-import { METRICS, PING_BUCKETS } from '../../src/metrics/definitions.js';
+import { PING_BUCKETS } from '../../src/checks/ping.js';
+import { METRICS } from '../../src/metrics/definitions.js';
 import { parseDuration } from '../../scripts/rules/durations.js';
 import {
   CONTRACT_ALERTS,

@@ -2,8 +2,12 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleCheck } from '../../src/checks/lifecycle.js';
-import type { AddressConfig } from '../../src/config/index.js';
+import type { CheckResult } from '../../src/checks/check.js';
+import {
+  lifecycleCheck,
+  type AddressConfig,
+  type LifecycleFacts,
+} from '../../src/checks/lifecycle.js';
 import type { FaultRule } from '../../src/simulator/index.js';
 import {
   startTestSimulator,
@@ -40,7 +44,7 @@ async function runLifecycle(
   const env = testEnvironment(sim.url, { lifecycle: { addresses: [addr], ...opts.lifecycle } });
   const harness = await testRuntime(env);
   try {
-    const result = await harness.runtime.run(lifecycleCheck);
+    const result = (await harness.runtime.run(lifecycleCheck)) as CheckResult<LifecycleFacts>;
     return { result, ...harness };
   } finally {
     await harness.runtime.close();
@@ -52,19 +56,18 @@ const stepNames = (steps: Array<{ name: string }>) => [...new Set(steps.map((s) 
 describe('lifecycle check', () => {
   it('creates, polls while pending, reads, closes and sees 410 afterwards', async () => {
     const { result, ledger } = await runLifecycle(address('2 Pending Ave'));
-    expect(result).toMatchObject({ outcome: 'pass', reason: null, qualifyStatus: 'available' });
-    expect(stepNames(result.steps)).toEqual([
-      'create',
-      'poll_services',
-      'get',
-      'close',
-      'verify_gone',
-    ]);
-    expect(result.lifecycle?.pollStatuses[0]).toBe('pending');
-    expect(result.lifecycle?.pollStatuses.at(-1)).toBe('available');
-    expect(result.lifecycle?.qualifyDurationMs).toBeGreaterThanOrEqual(140);
-    expect(result.lifecycle?.serviceDataSet).toMatch(/^\d+$/);
-    expect(Object.keys(result.lifecycle?.stepDurationsMs ?? {}).sort()).toEqual(
+    expect(result).toMatchObject({
+      outcome: 'pass',
+      reason: null,
+      summary: { qualify_status: 'available' },
+    });
+    // The trace's step names are the step labels of isa_lifecycle_step_duration_seconds.
+    expect(stepNames(result.steps)).toEqual(['create', 'poll', 'get', 'close', 'verify_gone']);
+    expect(result.facts?.pollStatuses[0]).toBe('pending');
+    expect(result.facts?.pollStatuses.at(-1)).toBe('available');
+    expect(result.facts?.qualifyDurationMs).toBeGreaterThanOrEqual(140);
+    expect(result.facts?.serviceDataSet).toMatch(/^\d+$/);
+    expect(Object.keys(result.facts?.stepDurationsMs ?? {}).sort()).toEqual(
       ['close', 'create', 'get', 'poll', 'verify_gone'].sort(),
     );
     expect(result.contractChecks).toContainEqual({ check: 'closed_session_gone', result: 'pass' });
@@ -85,20 +88,23 @@ describe('lifecycle check', () => {
     const { result } = await runLifecycle(address('1 Instant Way'));
     expect(result.outcome).toBe('pass');
     expect(stepNames(result.steps)).toEqual(['create', 'get', 'close', 'verify_gone']);
-    expect(result.lifecycle?.stepDurationsMs.poll).toBeUndefined();
+    expect(result.facts?.stepDurationsMs.poll).toBeUndefined();
   });
 
   it('keeps polling through retry_later and pending', async () => {
     const { result } = await runLifecycle(address('5 Retry Ln'));
     expect(result.outcome).toBe('pass');
-    expect(result.lifecycle?.pollStatuses).toContain('retry_later');
-    expect(result.lifecycle?.pollStatuses).toContain('pending');
-    expect(result.lifecycle?.pollStatuses.at(-1)).toBe('available');
+    expect(result.facts?.pollStatuses).toContain('retry_later');
+    expect(result.facts?.pollStatuses).toContain('pending');
+    expect(result.facts?.pollStatuses.at(-1)).toBe('available');
   });
 
   it('passes on no_service when no_service is expected, and flags it when it is not', async () => {
     const expected = await runLifecycle(address('3 No Service Rd', 'no_service'));
-    expect(expected.result).toMatchObject({ outcome: 'pass', qualifyStatus: 'no_service' });
+    expect(expected.result).toMatchObject({
+      outcome: 'pass',
+      summary: { qualify_status: 'no_service' },
+    });
     const unexpected = await runLifecycle(address('3 No Service Rd', 'available'));
     expect(unexpected.result).toMatchObject({ outcome: 'fail', reason: 'unexpected_outcome' });
     expect(stepNames(unexpected.result.steps)).toContain('verify_gone');
@@ -109,7 +115,7 @@ describe('lifecycle check', () => {
     expect(result).toMatchObject({
       outcome: 'fail',
       reason: 'qualify_failed',
-      qualifyStatus: 'failed',
+      summary: { qualify_status: 'failed' },
     });
     expect(ledger.list()).toEqual([]);
     expect(sim.simulator.state.openSessions()).toEqual([]);
@@ -122,11 +128,11 @@ describe('lifecycle check', () => {
     expect(result).toMatchObject({
       outcome: 'fail',
       reason: 'qualify_timeout',
-      qualifyStatus: 'timeout',
+      summary: { qualify_status: 'timeout' },
     });
-    expect(result.lifecycle?.qualifyOutcome).toBe('timeout');
-    expect(result.lifecycle?.qualifyDurationMs).toBeLessThanOrEqual(600);
-    expect(result.lifecycle?.pollStatuses.every((s) => s === 'pending')).toBe(true);
+    expect(result.facts?.qualifyOutcome).toBe('timeout');
+    expect(result.facts?.qualifyDurationMs).toBeLessThanOrEqual(600);
+    expect(result.facts?.pollStatuses.every((s) => s === 'pending')).toBe(true);
     expect(ledger.list()).toEqual([]);
     expect(sim.simulator.state.openSessions()).toEqual([]);
   });
@@ -236,11 +242,11 @@ describe('lifecycle check', () => {
     const second = await runtime.run(lifecycleCheck);
     const third = await runtime.run(lifecycleCheck);
     await runtime.close();
-    expect([first.qualifyStatus, second.qualifyStatus, third.qualifyStatus]).toEqual([
-      'available',
-      'no_service',
-      'available',
-    ]);
+    expect([
+      first.summary['qualify_status'],
+      second.summary['qualify_status'],
+      third.summary['qualify_status'],
+    ]).toEqual(['available', 'no_service', 'available']);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { pingCheck } from '../../src/checks/ping.js';
+import type { CheckResult } from '../../src/checks/check.js';
+import { pingCheck, type PingFacts } from '../../src/checks/ping.js';
 import type { Fault } from '../../src/simulator/index.js';
 import {
   startTestSimulator,
@@ -23,7 +24,7 @@ async function pingWith(fault?: Fault, env = testEnvironment('')) {
   if (fault) sim.simulator.faults.add({ endpoint: 'ping', fault });
   const { runtime } = await testRuntime({ ...env, baseUrl: env.baseUrl || sim.url });
   try {
-    return await runtime.run(pingCheck);
+    return (await runtime.run(pingCheck)) as CheckResult<PingFacts>;
   } finally {
     await runtime.close();
   }
@@ -37,9 +38,9 @@ describe('ping check', () => {
       environment: 'production',
       outcome: 'pass',
       reason: null,
-      latencyClass: 'expected',
+      summary: { latency_class: 'expected' },
     });
-    expect(result.ping).toMatchObject({ result: 'ok', up: true });
+    expect(result.facts).toMatchObject({ result: 'ok', up: true });
     expect(result.responses).toEqual([{ operation: 'ping', code: '200' }]);
     expect(result.contractChecks).toContainEqual({ check: 'response_schema', result: 'pass' });
     expect(result.steps[0]).toMatchObject({
@@ -57,8 +58,8 @@ describe('ping check', () => {
   ] as const)('classifies %i ms of added latency as %s', async (ms, latencyClass) => {
     const result = await pingWith({ kind: 'latency', ms });
     expect(result.outcome).toBe('pass');
-    expect(result.latencyClass).toBe(latencyClass);
-    expect(result.ping?.durationMs).toBeGreaterThanOrEqual(ms);
+    expect(result.summary['latency_class']).toBe(latencyClass);
+    expect(result.facts?.durationMs).toBeGreaterThanOrEqual(ms);
   });
 
   it.each([
@@ -74,8 +75,8 @@ describe('ping check', () => {
     const result = await pingWith(fault as Fault);
     expect(result.outcome).toBe('fail');
     expect(result.reason).toBe(reason);
-    expect(result.ping?.result).toBe(reason);
-    expect(result.ping?.up).toBe(false);
+    expect(result.facts?.result).toBe(reason);
+    expect(result.facts?.up).toBe(false);
     expect(result.responses).toEqual([{ operation: 'ping', code }]);
   });
 
@@ -90,9 +91,9 @@ describe('ping check', () => {
       testEnvironment('', { ping: { timeoutMs: 300 } }),
     );
     expect(result.reason).toBe('timeout');
-    expect(result.latencyClass).toBe('critical');
-    expect(result.ping?.durationMs).toBeGreaterThanOrEqual(290);
-    expect(result.ping?.durationMs).toBeLessThan(2_000);
+    expect(result.summary['latency_class']).toBe('critical');
+    expect(result.facts?.durationMs).toBeGreaterThanOrEqual(290);
+    expect(result.facts?.durationMs).toBeLessThan(2_000);
   });
 
   it('fails with network_error when nothing listens', async () => {
@@ -104,7 +105,7 @@ describe('ping check', () => {
     });
     const result = await pingWith(undefined, testEnvironment(`http://127.0.0.1:${port}`));
     expect(result.reason).toBe('network_error');
-    expect(result.latencyClass).toBeNull();
+    expect(result.summary['latency_class']).toBeNull();
     expect(result.responses).toEqual([{ operation: 'ping', code: 'none' }]);
   });
 

@@ -33,7 +33,7 @@ describe('isa-monitor check', () => {
     expect(typeof doc['duration_ms']).toBe('number');
     const steps = doc['steps'] as Array<Record<string, unknown>>;
     expect(steps.map((s) => s['name'])).toEqual(
-      expect.arrayContaining(['create', 'poll_services', 'get', 'close', 'verify_gone']),
+      expect.arrayContaining(['create', 'poll', 'get', 'close', 'verify_gone']),
     );
     for (const step of steps) {
       expect(Object.keys(step)).toEqual(

@@ -56,11 +56,12 @@ describe('defaults', () => {
           apiKeySource: { kind: 'env', name: 'ISA_PRODUCTION_API_KEY' },
           thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
           requestBudgetPerSecond: 1,
-          ping: { enabled: true, intervalMs: 60_000, timeoutMs: 10_000 },
+          ping: { enabled: true, intervalMs: 60_000, timeoutMs: 10_000, requestTimeoutMs: 10_000 },
           lifecycle: {
             enabled: true,
             intervalMs: 300_000,
             timeoutMs: 120_000,
+            requestTimeoutMs: 10_000,
             pollIntervalMs: 2_000,
             pollTimeoutMs: 90_000,
             campaignId: 'isa-monitor-synthetic',
@@ -111,11 +112,13 @@ environments:
       apiKeySource: { kind: 'env', name: 'SANDBOX_EU_KEY' },
       thresholds: { expectedMs: 50, warningMs: 200, criticalMs: 2000 },
       requestBudgetPerSecond: 12.5,
-      ping: { enabled: false, intervalMs: 1000, timeoutMs: 900 },
+      ping: { enabled: false, intervalMs: 1000, timeoutMs: 900, requestTimeoutMs: 900 },
       lifecycle: {
         enabled: true,
         intervalMs: 2000,
         timeoutMs: 1500,
+        // the 10s default, capped at the run's timeout
+        requestTimeoutMs: 1500,
         pollIntervalMs: 100,
         pollTimeoutMs: 1000,
         campaignId: 'ci-run',

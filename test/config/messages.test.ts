@@ -251,6 +251,24 @@ const ROWS: Row[] = [
     problems: ['environments[0].ping.timeout: must be shorter than ping.interval (10s), got 10s'],
   },
   {
+    name: 'a request timeout longer than its run timeout',
+    yaml: production(
+      'ping: { timeout: 5s, request_timeout: 6s }',
+      'lifecycle: { request_timeout: 0s, addresses: [{ street1: "1 A St", zip: "80202" }] }',
+    ),
+    problems: [
+      'environments[0].ping.request_timeout: must not be longer than ping.timeout (5s), got 6s',
+      'environments[0].lifecycle.request_timeout: must be greater than 0',
+    ],
+  },
+  {
+    name: 'a request timeout that is not a duration',
+    yaml: production(
+      'lifecycle: { request_timeout: 10, addresses: [{ street1: "1 A St", zip: "80202" }] }',
+    ),
+    problems: [`environments[0].lifecycle.request_timeout: ${DURATION} (got 10)`],
+  },
+  {
     name: 'lifecycle timings out of order',
     yaml: production(
       'lifecycle:',

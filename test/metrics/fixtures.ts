@@ -4,33 +4,42 @@
  */
 import type { Registry, RegistryContentType } from 'prom-client';
 import type { PhaseTimings } from '../../src/api/client.js';
-import type { CheckResult, LifecycleFacts, PingFacts, StepRecord } from '../../src/checks/check.js';
+import type { CheckResult, StepRecord } from '../../src/checks/check.js';
+import type { LifecycleFacts } from '../../src/checks/lifecycle.js';
+import type { PingFacts } from '../../src/checks/ping.js';
+import { Recorder } from '../../src/metrics/recorder.js';
 import {
   createMetrics,
   type Metrics,
   type MetricsEnvironment,
 } from '../../src/metrics/registry.js';
+import { testEnvironment } from '../support/harness.js';
 
 /** 2024-05-01T12:00:00Z */
 export const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
 
+/** An environment with every registered check enabled. */
 export function environment(name: string): MetricsEnvironment {
-  return {
-    name,
-    thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
-    pingIntervalMs: 60_000,
-  };
+  return { name };
 }
 
 export const BUILD = { version: '1.2.3', revision: 'abc1234', nodejs: 'v20.20.2' };
 
 /** A registry for production and sandbox, without process metrics (keeps tests deterministic). */
 export function testMetrics(names: string[] = ['production', 'sandbox']): Metrics {
-  return createMetrics({
+  const metrics = createMetrics({
     environments: names.map(environment),
     build: BUILD,
     collectDefaultMetrics: false,
   });
+  // The configuration gauges, as the daemon sets them at start-up (ping every 60 s).
+  const recorder = new Recorder(metrics);
+  for (const name of names) {
+    recorder.describeEnvironment(
+      testEnvironment('http://127.0.0.1:9', { name, ping: { intervalMs: 60_000 } }),
+    );
+  }
+  return metrics;
 }
 
 function step(partial: Partial<StepRecord> & { name: string }): StepRecord {
@@ -91,14 +100,14 @@ export function pingResult(
     durationMs: row.ms,
     phases,
     up: row.up,
+    latencyClass: row.latency,
   };
   return {
     check: 'ping',
     environment: env,
     outcome: row.up ? 'pass' : 'fail',
     reason: row.up ? null : row.result,
-    latencyClass: row.latency,
-    qualifyStatus: null,
+    summary: { latency_class: row.latency },
     startedAt,
     durationMs: row.ms + 1,
     steps: [
@@ -111,7 +120,7 @@ export function pingResult(
         error: row.error,
       }),
     ],
-    ping,
+    facts: ping,
     responses: [{ operation: 'ping', code: row.code === null ? 'none' : String(row.code) }],
     contractChecks: kind === 'ok' ? [{ check: 'response_schema', result: 'pass' }] : [],
   };
@@ -188,12 +197,11 @@ export function lifecycleResult(
     environment: env,
     outcome: kind === 'success' ? 'pass' : 'fail',
     reason: kind === 'success' ? null : kind,
-    latencyClass: null,
-    qualifyStatus: facts.qualifyOutcome,
+    summary: { qualify_status: facts.qualifyOutcome, service_data_set: facts.serviceDataSet },
     startedAt,
     durationMs: kind === 'qualify_timeout' ? 91_000 : 25_000,
     steps,
-    lifecycle: facts,
+    facts,
     responses,
     contractChecks: [
       { check: 'response_schema', result: 'pass' },

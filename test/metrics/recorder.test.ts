@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/checks/check.js';
-import { Recorder, dataSetLabel, statusCodeLabel } from '../../src/metrics/recorder.js';
+import { dataSetLabel } from '../../src/checks/lifecycle.js';
+import { Recorder, statusCodeLabel } from '../../src/metrics/recorder.js';
 import type { Metrics } from '../../src/metrics/registry.js';
 import {
   T0,
@@ -224,7 +225,7 @@ describe('Recorder.recordResult: lifecycle', () => {
       ...result,
       outcome: 'fail',
       reason: 'create_failed',
-      lifecycle: {
+      facts: {
         result: 'create_failed',
         qualifyOutcome: null,
         qualifyDurationMs: null,

@@ -1,7 +1,9 @@
 import { Registry, register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
+import { Recorder } from '../../src/metrics/recorder.js';
 import { createMetrics, knownLabelSets } from '../../src/metrics/registry.js';
+import { testEnvironment } from '../support/harness.js';
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
 
 /**
@@ -218,23 +220,27 @@ describe('createMetrics', () => {
     for (const le of [30, 45, 90]) expect(qualify).toContain(le);
   });
 
-  it('sets the configured thresholds, ping interval and build info', async () => {
+  it('sets the configured thresholds, ping interval (via the ping check) and build info', async () => {
     const metrics = createMetrics({
-      environments: [
-        {
-          name: 'production',
-          thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
-          pingIntervalMs: 60_000,
-        },
-        {
-          name: 'sandbox',
-          thresholds: { expectedMs: 250, warningMs: 750, criticalMs: 2000 },
-          pingIntervalMs: 30_000,
-        },
-      ],
+      environments: [environment('production'), environment('sandbox')],
       build: BUILD,
       collectDefaultMetrics: false,
     });
+    const recorder = new Recorder(metrics);
+    recorder.describeEnvironment(
+      testEnvironment('http://127.0.0.1:9', {
+        name: 'production',
+        thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
+        ping: { intervalMs: 60_000 },
+      }),
+    );
+    recorder.describeEnvironment(
+      testEnvironment('http://127.0.0.1:9', {
+        name: 'sandbox',
+        thresholds: { expectedMs: 250, warningMs: 750, criticalMs: 2000 },
+        ping: { intervalMs: 30_000 },
+      }),
+    );
     const r = metrics.registry;
     const t = 'isa_latency_threshold_seconds';
     expect(await sampleValue(r, t, { environment: 'production', level: 'expected' })).toBe(0.1);

@@ -1,8 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Check, CheckResult } from '../../src/checks/check.js';
+import type { AnyCheck, CheckResult } from '../../src/checks/check.js';
+import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import { pingCheck } from '../../src/checks/ping.js';
-import type { CheckName, SkipReason } from '../../src/checks/results.js';
+import type { SkipReason } from '../../src/vocabulary.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import {
   captureLogger,
@@ -19,9 +20,9 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 /** A ping that also takes `ms` of its own, to force overlapping schedules. */
-function slowPing(ms: number): Check {
+function slowPing(ms: number): AnyCheck {
   return {
-    name: 'ping',
+    ...pingCheck,
     async run(ctx) {
       await ctx.sleep(ms);
       return pingCheck.run(ctx);
@@ -29,13 +30,13 @@ function slowPing(ms: number): Check {
   };
 }
 
-const noLifecycle: Check = {
-  name: 'lifecycle',
+const noLifecycle: AnyCheck = {
+  ...lifecycleCheck,
   run: () => Promise.reject(new Error('not scheduled in these tests')),
 };
 
 async function schedule(
-  check: Check,
+  check: AnyCheck,
   seconds: number,
   setup?: (s: { gateClose: (ms: number) => void }) => void,
 ) {
@@ -46,10 +47,10 @@ async function schedule(
   const { runtime } = await testRuntime(env);
   setup?.({ gateClose: (ms) => runtime.gate.closeFor(ms) });
   const results: CheckResult[] = [];
-  const skips: Array<{ check: CheckName; reason: SkipReason }> = [];
+  const skips: Array<{ check: string; reason: SkipReason }> = [];
   const scheduler = new Scheduler({
     environments: [runtime],
-    checks: { ping: check, lifecycle: noLifecycle },
+    checks: [check, noLifecycle],
     onResult: (r) => results.push(r),
     onSkip: (_env, c, reason) => skips.push({ check: c, reason }),
     log: captureLogger().log,
@@ -98,7 +99,7 @@ describe('Scheduler', () => {
     const results: CheckResult[] = [];
     const scheduler = new Scheduler({
       environments: [runtime],
-      checks: { ping: slowPing(500), lifecycle: noLifecycle },
+      checks: [slowPing(500), noLifecycle],
       onResult: (r) => results.push(r),
       onSkip: () => {},
       log: captureLogger().log,

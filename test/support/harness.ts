@@ -78,11 +78,19 @@ export function testEnvironment(
     thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
     requestBudgetPerSecond: 50,
     ...rest,
-    ping: { enabled: true, intervalMs: 1_000, timeoutMs: 2_000, ...ping },
+    // As in the file: ping's request timeout is its timeout unless set apart.
+    ping: {
+      enabled: true,
+      intervalMs: 1_000,
+      timeoutMs: 2_000,
+      requestTimeoutMs: ping?.timeoutMs ?? 2_000,
+      ...ping,
+    },
     lifecycle: {
       enabled: true,
       intervalMs: 10_000,
       timeoutMs: 8_000,
+      requestTimeoutMs: 2_000,
       pollIntervalMs: 50,
       pollTimeoutMs: 3_000,
       campaignId: 'isa-monitor-test',

@@ -1,0 +1,90 @@
+/**
+ * The building blocks of the configuration schema that the environment schema and every check's
+ * config section share: duration keys, and rules that span keys. A leaf module (no import of the
+ * schema or of any check), so check sections can be built from it without an import cycle.
+ */
+import { z } from 'zod';
+import { formatDuration, parseDuration } from './duration.js';
+import { cronForInterval } from './interval.js';
+import { describeValue } from './problems.js';
+
+export type Loose = Partial<Record<string, unknown>>;
+export type Issues = {
+  addIssue: (issue: { code: 'custom'; message: string; path?: PropertyKey[] }) => void;
+};
+
+const DURATION_HINT = 'must be a duration such as "1500ms", "60s", "5m" or "1h"';
+const CRON_HINT =
+  'cannot be scheduled evenly by cron: use a divisor of 60s (1s, 2s, 3s, 4s, 5s, 6s, 10s, 12s, 15s, 20s, 30s) or whole minutes dividing 60, or whole hours dividing 24';
+
+/** Cross-key rules run whenever the mapping itself is a mapping, whatever its keys' problems. */
+export const WHEN_MAPPING = { when: (payload: z.core.ParsePayload) => isRecord(payload.value) };
+
+/** A duration string → milliseconds, with an optional extra rule on the result. */
+export function duration(rule?: (ms: number, text: string) => string | undefined) {
+  return z
+    .string({ error: (issue) => `${DURATION_HINT} (got ${describeValue(issue.input)})` })
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      const problem =
+        ms === null ? `${DURATION_HINT} (got ${describeValue(text)})` : rule?.(ms, text);
+      if (ms === null || problem !== undefined) {
+        ctx.addIssue({ code: 'custom', message: problem ?? DURATION_HINT });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
+
+export const positiveDuration = () =>
+  duration((ms) => (ms > 0 ? undefined : 'must be greater than 0'));
+
+/** An interval: at least 1 s and one that cron fires evenly (see `interval.ts`). */
+export const intervalDuration = () =>
+  duration((ms, text) => {
+    if (ms < 1000) return `must be at least 1s (got ${describeValue(text)})`;
+    return cronForInterval(ms) === null ? `${describeValue(text)} ${CRON_HINT}` : undefined;
+  });
+
+/** A rule between two duration keys of one mapping, reported on `key` when `holds` is false. */
+type DurationOrder = (
+  v: Loose,
+  issues: Issues,
+  key: string,
+  other: string,
+  section: string,
+) => void;
+
+function durationOrder(
+  holds: (ms: number, other: number) => boolean,
+  phrase: string,
+): DurationOrder {
+  return (v, issues, key, other, section) => {
+    const ms = v[key];
+    const bound = v[other];
+    // Only when both parsed: a key that failed has its own problem already.
+    if (!isMs(ms) || !isMs(bound) || holds(ms, bound)) return;
+    issues.addIssue({
+      code: 'custom',
+      path: [key],
+      message: `${phrase} ${section}.${other} (${formatDuration(bound)}), got ${formatDuration(ms)}`,
+    });
+  };
+}
+
+export const shorterThan = durationOrder((ms, limit) => ms < limit, 'must be shorter than');
+export const notLongerThan = durationOrder((ms, limit) => ms <= limit, 'must not be longer than');
+export const greaterThan = durationOrder((ms, floor) => ms > floor, 'must be greater than');
+
+/** A parsed duration: a failed one is still the original string (or another non-number). */
+export function isMs(value: unknown): value is number {
+  return typeof value === 'number';
+}
+
+export function asLoose(value: unknown): Loose {
+  return isRecord(value) ? value : {};
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,129 @@
+/**
+ * A check's config section (`environments[].<check name>`): the uniform keys every check has
+ * (`enabled`, `interval`, `timeout`, `request_timeout`) with the check's own defaults, plus the
+ * check's own keys and rules. A check builds its section with `checkSection` in its own file; the
+ * configuration schema adds every registered check's section to the environment mapping.
+ */
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+import {
+  WHEN_MAPPING,
+  intervalDuration,
+  notLongerThan,
+  positiveDuration,
+  shorterThan,
+  type Issues,
+  type Loose,
+} from './rules.js';
+
+/** The uniform settings of every check, in the units the code uses. */
+export interface CheckConfigBase {
+  enabled: boolean;
+  intervalMs: number;
+  /** The deadline of one whole run. */
+  timeoutMs: number;
+  /** The timeout of each single request of a run. */
+  requestTimeoutMs: number;
+}
+
+/** The uniform keys' defaults, in the file's own spelling. */
+export interface SectionDefaults {
+  enabled: boolean;
+  interval: string;
+  timeout: string;
+  /**
+   * Default of `request_timeout`, capped at the section's `timeout`; absent means "the section's
+   * timeout" (a check whose run is one request, such as ping).
+   */
+  requestTimeout?: string;
+}
+
+/** One request the section schedules when enabled, for the environment's request-budget rule. */
+export interface RequestGap {
+  /** Key path as a user reads it, e.g. `ping.interval`. */
+  key: string;
+  ms: number;
+}
+
+/** What the configuration layer needs of a check's section. */
+export interface CheckSection<C extends CheckConfigBase = CheckConfigBase> {
+  /** The zod slice: a strict mapping with defaults; its problems carry the exact messages. */
+  readonly schema: z.ZodType;
+  readonly defaults: SectionDefaults;
+  /** The parsed section (durations in ms, file spelling) → the check's config. */
+  toConfig(parsed: unknown): C;
+  /**
+   * The gaps between the requests this section schedules while it is enabled (read from a parse
+   * that may have failed elsewhere: only numbers count).
+   */
+  requestGaps(v: Loose): RequestGap[];
+  /** The section's content in a configuration built from environment variables (no file). */
+  readonly fileless?: Record<string, unknown>;
+}
+
+interface UniformParsed {
+  enabled: boolean;
+  interval: number;
+  timeout: number;
+  request_timeout?: number | undefined;
+}
+
+export interface SectionSpec<Shape extends z.ZodRawShape, Own> {
+  /** The section's key under an environment: the check's name. */
+  name: string;
+  defaults: SectionDefaults;
+  /** The check's own keys. */
+  shape: Shape;
+  /** Rules across the check's own keys (the uniform ones are checked already). */
+  refine?: (v: Loose, issues: Issues) => void;
+  /** The parsed own keys → the check's own settings. */
+  toConfig: (parsed: z.output<z.ZodObject<Shape>>) => Own;
+  /** Requests the check makes more often than once per interval (e.g. polls). */
+  extraGaps?: (v: Loose) => RequestGap[];
+  fileless?: Record<string, unknown>;
+}
+
+/** Builds a check's config section: uniform keys first, then the check's own. */
+export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
+  spec: SectionSpec<Shape, Own>,
+): CheckSection<CheckConfigBase & Own> {
+  const { name, defaults } = spec;
+  const schema = z
+    .strictObject({
+      enabled: z.boolean().default(defaults.enabled),
+      interval: intervalDuration().prefault(defaults.interval),
+      timeout: positiveDuration().prefault(defaults.timeout),
+      request_timeout: positiveDuration().optional(),
+      ...spec.shape,
+    })
+    .superRefine((value, issues) => {
+      const v = value as Loose;
+      shorterThan(v, issues, 'timeout', 'interval', name);
+      notLongerThan(v, issues, 'request_timeout', 'timeout', name);
+      spec.refine?.(v, issues);
+    }, WHEN_MAPPING);
+  const requestTimeoutDefault =
+    defaults.requestTimeout === undefined ? null : parseDuration(defaults.requestTimeout);
+  return {
+    schema: schema as unknown as z.ZodType,
+    defaults,
+    toConfig(parsed) {
+      const p = parsed as UniformParsed & z.output<z.ZodObject<Shape>>;
+      return {
+        enabled: p.enabled,
+        intervalMs: p.interval,
+        timeoutMs: p.timeout,
+        requestTimeoutMs:
+          p.request_timeout ?? Math.min(requestTimeoutDefault ?? p.timeout, p.timeout),
+        ...spec.toConfig(p),
+      };
+    },
+    requestGaps(v) {
+      if (v['enabled'] !== true) return [];
+      const interval = v['interval'];
+      const gaps = typeof interval === 'number' ? [{ key: `${name}.interval`, ms: interval }] : [];
+      return [...gaps, ...(spec.extraGaps?.(v) ?? [])];
+    },
+    ...(spec.fileless ? { fileless: spec.fileless } : {}),
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * The shape of a metric definition: plain data (no prom-client), so that checks can declare their
+ * own metrics in their own file and the registry can build them.
+ */
+
+export type MetricType = 'counter' | 'gauge' | 'histogram';
+
+export interface MetricDefinition {
+  name: string;
+  help: string;
+  type: MetricType;
+  labels: readonly string[];
+  /** Known values per label (besides `environment`), pre-initialised to 0 at start-up. */
+  knownValues?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Labels of a universal metric whose values belong to checks (a check's name, its operations,
+   * its contract checks): they are zero-initialised only with the values of enabled checks.
+   */
+  checkScoped?: Readonly<Record<string, CheckVocabulary>>;
+  buckets?: readonly number[];
+}
+
+/** Which part of a check's declared vocabulary a check-scoped label takes its values from. */
+export type CheckVocabulary = 'name' | 'operations' | 'contractChecks';

@@ -1,0 +1,126 @@
+/**
+ * The check contract's promise: a check is one file in `src/checks/` plus one line in the
+ * registry (`src/checks/index.ts`). Every check module is registered, and the generic layers
+ * (runner, environment, scheduler, recorder, config, CLI, status, measurement) name no check.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { isCheck, type AnyCheck } from '../../src/checks/check.js';
+import { CHECK_LIST, CHECK_NAMES, SUMMARY_KEYS } from '../../src/checks/index.js';
+import { UNIVERSAL_METRICS } from '../../src/metrics/definitions.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SRC = join(ROOT, 'src');
+const CHECKS_DIR = join(SRC, 'checks');
+const checks = CHECK_LIST as readonly AnyCheck[];
+
+/**
+ * Files outside the registry and the checks' own files where a check's name may appear, and why.
+ * Each is a place where the word means something else than "the check", or a configuration
+ * document rather than code that dispatches on checks.
+ */
+const EXEMPT: Record<string, string> = {
+  'src/simulator/': 'the fake of the ISA API, not a generic layer: it serves GET /ping',
+  'src/api/': 'the API client: `ping` is also the API operation GET /ping',
+  'src/vocabulary.ts': '`ping` is also an API operation (the `operation` label)',
+  'src/cli/demo.ts': 'the demo configuration: a config document, like examples/',
+};
+
+/** A check name as a string ('ping', "ping", `ping`, '/ping'), a property (.ping) or a key (ping:). */
+const MENTION = new RegExp(
+  `['"\`/.](${CHECK_NAMES.join('|')})\\b|\\b(${CHECK_NAMES.join('|')})\\s*:`,
+);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Source without comments: a comment may say "e.g. the lifecycle check". */
+function code(path: string): string {
+  return readFileSync(path, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:\\])\/\/.*$/gm, '$1');
+}
+
+describe('the check registry', () => {
+  it('registers every check module of src/checks/', async () => {
+    const found: string[] = [];
+    for (const file of readdirSync(CHECKS_DIR).filter((f) => f.endsWith('.ts'))) {
+      const module = (await import(join(CHECKS_DIR, file))) as Record<string, unknown>;
+      for (const value of Object.values(module)) {
+        if (isCheck(value) && file !== 'index.ts') {
+          expect(checks, `${file} exports check ${value.name}`).toContain(value);
+          found.push(value.name);
+        }
+      }
+    }
+    expect(found.sort()).toEqual([...CHECK_NAMES].sort());
+  });
+
+  it('keeps each check in a file of its own name', () => {
+    for (const check of checks) {
+      expect(readdirSync(CHECKS_DIR), check.name).toContain(`${check.name}.ts`);
+    }
+  });
+
+  it('has unique check names, metric keys and metric names', () => {
+    expect(new Set(CHECK_NAMES).size).toBe(CHECK_NAMES.length);
+    const keys = [
+      ...Object.keys(UNIVERSAL_METRICS),
+      ...checks.flatMap((check) => Object.keys(check.metrics)),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+    const names = [
+      ...Object.values(UNIVERSAL_METRICS).map((d) => d.name),
+      ...checks.flatMap((check) => Object.values(check.metrics).map((d) => d.name)),
+    ];
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('gives every check a config section with the uniform keys and a summary of its keys', () => {
+    for (const check of checks) {
+      const parsed = check.config.schema.safeParse({ enabled: false });
+      expect(parsed.success, check.name).toBe(true);
+      const config = check.config.toConfig(parsed.data);
+      expect(Object.keys(config), check.name).toEqual(
+        expect.arrayContaining(['enabled', 'intervalMs', 'timeoutMs', 'requestTimeoutMs']),
+      );
+      expect(Object.keys(check.summary(null)).sort(), check.name).toEqual(
+        [...check.summaryKeys].sort(),
+      );
+      for (const key of check.summaryKeys) expect(SUMMARY_KEYS).toContain(key);
+    }
+  });
+});
+
+describe('the generic layers', () => {
+  it('name no check outside the registry and the checks’ own files', () => {
+    const own = new Set(checks.map((check) => join(CHECKS_DIR, `${check.name}.ts`)));
+    own.add(join(CHECKS_DIR, 'index.ts'));
+    const found: string[] = [];
+    for (const path of sourceFiles(SRC)) {
+      const file = relative(ROOT, path);
+      if (own.has(path) || Object.keys(EXEMPT).some((prefix) => file.startsWith(prefix))) continue;
+      code(path)
+        .split('\n')
+        .forEach((line, i) => {
+          if (MENTION.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('finds a check name where one is written (the scan itself works)', () => {
+    const name = CHECK_NAMES[0] ?? '';
+    expect(MENTION.test(`if (check.name === '${name}') {`)).toBe(true);
+    expect(MENTION.test(`config.${name}.timeoutMs`)).toBe(true);
+    expect(MENTION.test(`{ ${name}: { enabled: true } }`)).toBe(true);
+    expect(MENTION.test(`for (const check of CHECK_LIST) {`)).toBe(false);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * Series exist only for enabled checks (issue 7, contract §6): a daemon whose environment runs
+ * only `ping` exports at most 160 samples for it, counted on a real `/metrics` scrape after a
+ * ping has run (so the "last event" gauges are there too).
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/index.js';
+import { startDaemon, type Daemon } from '../../src/daemon.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { eventually } from '../support/cli.js';
+import { BUILD } from './fixtures.js';
+
+const KEY = 'samples-key-0123456789abcdef';
+/** The target of issue 7 for an environment with only `ping` enabled. */
+const PING_ONLY_LIMIT = 160;
+
+let sim: RunningSimulator;
+beforeAll(async () => {
+  sim = await startSimulator({ apiKeys: [KEY] });
+});
+afterAll(() => sim.close());
+
+/** Starts an in-process daemon with one environment per `sections` entry; returns it running. */
+async function daemonWith(sections: Record<string, string>): Promise<Daemon> {
+  const dir = await mkdtemp(join(tmpdir(), 'isa-samples-'));
+  const yaml = [
+    'listen: { host: 127.0.0.1, port: 0 }',
+    `state_file: ${join(dir, 'sessions.json')}`,
+    'environments:',
+    ...Object.entries(sections).flatMap(([name, lines]) => [
+      `  - name: ${name}`,
+      `    base_url: ${sim.url}/env/${name}`,
+      '    api_key_env: SAMPLES_KEY',
+      ...lines.split('\n').map((line) => `    ${line}`),
+    ]),
+  ].join('\n');
+  const loaded = parseConfigText(yaml, { env: { SAMPLES_KEY: KEY }, cwd: dir });
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  return startDaemon({
+    config: loaded.config,
+    logger: pino({ level: 'silent' }),
+    build: BUILD,
+    measurement: 'inline',
+  });
+}
+
+/** The samples of `/metrics` that carry `environment="<name>"`. */
+function samplesOf(exposition: string, environment: string): string[] {
+  return exposition
+    .split('\n')
+    .filter((line) => !line.startsWith('#') && line.includes(`environment="${environment}"`));
+}
+
+async function scrapeAfterPing(daemon: Daemon, environment: string): Promise<string> {
+  return eventually(
+    async () => {
+      const text = await (await fetch(`${daemon.url}/metrics`)).text();
+      return text.includes(`isa_ping_up{environment="${environment}"}`) ? text : undefined;
+    },
+    10_000,
+    'a first ping',
+  );
+}
+
+describe('series of enabled checks only', () => {
+  it(`exports at most ${PING_ONLY_LIMIT} samples for an environment that runs only ping`, async () => {
+    const daemon = await daemonWith({
+      pingonly: 'ping: { interval: 1s, timeout: 500ms }\nlifecycle: { enabled: false }',
+    });
+    try {
+      const samples = samplesOf(await scrapeAfterPing(daemon, 'pingonly'), 'pingonly');
+      expect(samples.length).toBeGreaterThan(0);
+      expect(samples.length).toBeLessThanOrEqual(PING_ONLY_LIMIT);
+      // Nothing of the disabled check, not even its share of the universal metrics.
+      expect(samples.filter((s) => /^isa_(lifecycle|qualify)_/.test(s))).toEqual([]);
+      expect(samples.filter((s) => s.includes('check="lifecycle"'))).toEqual([]);
+      expect(samples.filter((s) => /operation="(?!ping")/.test(s))).toEqual([]);
+      expect(
+        samples.filter((s) => /check="(closed_session_gone|session_token_header)"/.test(s)),
+      ).toEqual([]);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('zero-initialises the series of an enabled check beside a ping-only environment', async () => {
+    const daemon = await daemonWith({
+      pingonly: 'ping: { interval: 1s, timeout: 500ms }\nlifecycle: { enabled: false }',
+      both: [
+        'ping: { interval: 1s, timeout: 500ms }',
+        'lifecycle:',
+        '  interval: 1h',
+        '  addresses: [{ street1: "2 Pending Ave", zip: "80202" }]',
+      ].join('\n'),
+    });
+    try {
+      const text = await scrapeAfterPing(daemon, 'both');
+      const both = samplesOf(text, 'both');
+      expect(both).toContain('isa_lifecycle_runs_total{environment="both",result="error"} 0');
+      expect(both).toContain(
+        'isa_check_runs_total{environment="both",check="lifecycle",outcome="fail"} 0',
+      );
+      expect(samplesOf(text, 'pingonly').length).toBeLessThan(both.length);
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
