@@ -184,6 +184,7 @@ export async function runResponseFuzz(opts: {
       requestBudgetPerSecond: 50,
       ping: { timeoutMs: REQUEST_TIMEOUT_MS },
       lifecycle: {
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
         timeoutMs: 2_000,
         pollIntervalMs: 20,
         pollTimeoutMs: 600,

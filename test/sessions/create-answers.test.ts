@@ -30,7 +30,10 @@ async function runWithCreate(mutation: Mutation) {
   const config = testEnvironment(`${proxy.url}/env/${name}`, {
     name,
     ping: { timeoutMs: 300 },
-    lifecycle: { addresses: [{ street1: '1 Instant Way', zip: '80202', expect: 'available' }] },
+    lifecycle: {
+      requestTimeoutMs: 300,
+      addresses: [{ street1: '1 Instant Way', zip: '80202', expect: 'available' }],
+    },
   });
   const { ledger, lines } = await testRuntime(config);
   const unrecoverable: CreateIntent[] = [];
