@@ -118,6 +118,8 @@ const environmentSchema = z
     ping: z.string().optional(),
     lifecycle: z.string().optional(),
     sessions: z.string().optional(),
+    /** Sessions reported unrecoverable each minute (counted at m:50). */
+    unrecoverable: z.string().optional(),
     thresholds: z
       .object({ expected: z.number(), warning: z.number(), critical: z.number() })
       .strict()
@@ -132,6 +134,8 @@ const scenarioSchema = z
     /** How long the scenario runs; by default one minute past its last check. */
     minutes: z.number().int().positive().optional(),
     monitor: z.string().optional(),
+    /** `isa_session_ledger_writable` per minute: 1 or 0 (default 1). */
+    ledger: z.string().optional(),
     /** `prometheus3`: write `le` the way Prometheus 3 normalises it (`1.0`, `10.0`). */
     le_style: z.enum(['prometheus2', 'prometheus3']).default('prometheus2'),
     environments: z.record(z.string(), environmentSchema),
@@ -304,6 +308,12 @@ export function buildSeries(
   const up = times.map((t) => ({ up: 1, down: 0, absent: null })[stateAt(t)]);
   series.push({ metric: 'up', labels: { ...target }, values: up });
   add('process_start_time_seconds', {}, () => 0);
+  const ledger = expandTimeline(scenario.ledger ?? '', minutes, '1').map(Number);
+  add(
+    METRICS.sessionLedgerWritable.name,
+    {},
+    (t) => ledger[Math.min(Math.floor(t / 60), minutes - 1)] ?? 1,
+  );
 
   // A failed scrape marks every series of the target stale; `up` only disappears with the target.
   for (const s of series) {
@@ -410,6 +420,23 @@ function addEnvironmentSeries(
     METRICS.syntheticSessionsOpen.name,
     env,
     (t) => sessions[Math.min(Math.floor(t / 60), minutes - 1)] ?? 0,
+  );
+  const lost: Array<TimedEvent<number>> = [];
+  expandTimeline(spec.unrecoverable ?? '', minutes, '0').forEach((v, m) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0)
+      throw new Error(`unrecoverable must be whole numbers, got "${v}"`);
+    if (n > 0) lost.push({ visibleAt: m * 60 + 50, data: n });
+  });
+  add(
+    METRICS.syntheticSessionsUnrecoverable.name,
+    env,
+    visibleFold(
+      lost,
+      () => true,
+      0,
+      (sum, n) => sum + n,
+    ),
   );
 }
 

@@ -37,6 +37,8 @@ export const CONTRACT_ALERTS: Readonly<Record<string, readonly string[]>> = {
   IsaCredentialsRejected: ['critical', 'warning'],
   IsaApiRateLimited: ['warning'],
   IsaSyntheticSessionsLeaking: ['warning'],
+  IsaSyntheticSessionsUnrecoverable: ['warning'],
+  IsaSessionLedgerUnwritable: ['warning'],
   IsaMonitorDown: ['critical'],
   IsaMonitorAbsent: ['critical'],
   IsaMonitorStalled: ['critical'],
