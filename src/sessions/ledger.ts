@@ -287,7 +287,9 @@ async function readLedgerFile(path: string): Promise<LedgerFile> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+    // ENOTDIR: a parent is a file, so no ledger can exist there (writes will fail and say so).
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
       return { version: 2, sessions: [], intents: [] };
     }
     throw new Error(`cannot read the session ledger ${path}`, { cause: err });

@@ -15,6 +15,12 @@ export const STALE_LOCK_MS = 30_000;
 /** How long a writer waits for the lock before its write fails. */
 export const LOCK_WAIT_MS = 5_000;
 
+/**
+ * Locks this process holds right now. A lock file naming this process that is not in here was
+ * left by an acquisition whose release failed (its directory vanished mid-write): stale.
+ */
+const held = new Set<string>();
+
 /** Runs `fn` while holding the lock at `lockPath`. */
 export async function withLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
   const release = await acquire(lockPath);
@@ -30,12 +36,21 @@ async function acquire(lockPath: string): Promise<() => Promise<void>> {
   for (let attempt = 0; ; attempt++) {
     try {
       const handle = await open(lockPath, 'wx', 0o600);
+      held.add(lockPath);
       try {
         await handle.writeFile(`${process.pid}\n`);
+      } catch (err) {
+        // A full disk: give the lock back rather than leave an empty one behind.
+        held.delete(lockPath);
+        await unlink(lockPath).catch(() => undefined);
+        throw err;
       } finally {
         await handle.close();
       }
-      return () => unlink(lockPath).catch(() => undefined);
+      return async () => {
+        held.delete(lockPath);
+        await unlink(lockPath).catch(() => undefined);
+      };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && attempt === 0) {
@@ -62,7 +77,8 @@ async function isStale(lockPath: string): Promise<boolean> {
     if (Date.now() - info.mtimeMs > STALE_LOCK_MS) return true;
     // An empty file is a lock being written right now, not a stale one.
     if (text.trim() === '') return false;
-    return !Number.isSafeInteger(pid) || (pid !== process.pid && !processAlive(pid));
+    if (pid === process.pid) return !held.has(lockPath);
+    return !Number.isSafeInteger(pid) || !processAlive(pid);
   } catch {
     // Gone between the attempt and the look: try again at once.
     return true;
