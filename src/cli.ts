@@ -2,19 +2,22 @@
 /**
  * The command-line entry: argv → command. The only module that touches process.exit and signals.
  */
-import { checkCommand } from './cli/check.js';
 import { EXIT, UsageError, type CliIO } from './cli/io.js';
-import { runCommand } from './cli/run.js';
-import { simulateCommand } from './cli/simulate.js';
 import { MAIN_USAGE } from './cli/usage.js';
-import { validateConfigCommand } from './cli/validate-config.js';
 import { VERSION } from './version.js';
 
-const COMMANDS: Record<string, (args: string[], io: CliIO) => number | Promise<number>> = {
-  run: runCommand,
-  check: checkCommand,
-  simulate: simulateCommand,
-  'validate-config': validateConfigCommand,
+type Command = (args: string[], io: CliIO) => number | Promise<number>;
+
+/**
+ * Each command is loaded only when it runs: a daemon process holds no simulator, no one-shot check
+ * code and nothing else it does not use (every loaded module costs resident memory for the life of
+ * the process; bench/README.md has the figures).
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./cli/run.js')).runCommand,
+  check: async () => (await import('./cli/check.js')).checkCommand,
+  simulate: async () => (await import('./cli/simulate.js')).simulateCommand,
+  'validate-config': async () => (await import('./cli/validate-config.js')).validateConfigCommand,
 };
 
 /** The backstop of a graceful stop; the graceful part normally ends far sooner. */
@@ -63,12 +66,13 @@ async function main(argv: string[]): Promise<number> {
     io.out(MAIN_USAGE);
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
-  const handler = COMMANDS[command];
-  if (!handler) {
+  const load = COMMANDS[command];
+  if (!load) {
     io.err(`isa-monitor: unknown command "${command}"\n\n${MAIN_USAGE}`);
     return EXIT.usage;
   }
   try {
+    const handler = await load();
     return await handler(args, io);
   } catch (err) {
     if (err instanceof UsageError) {

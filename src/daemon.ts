@@ -99,6 +99,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       case 'ledger_writable':
         metrics.sessionLedgerWritable.set(event.writable ? 1 : 0);
         break;
+      case 'lag':
+        recorder.recordMeasurementLag(event.samplesMs);
+        break;
       case 'log':
         logger[event.level](event.fields, event.msg);
         break;

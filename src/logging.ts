@@ -3,8 +3,15 @@
  * never reach a log line: known secret fields are redacted by path, and as a last line of defence
  * every configured API key is scrubbed from each serialised line before it is written.
  */
+import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type { PrettyStream } from 'pino-pretty';
+
+/** pino-pretty is loaded only for a terminal: a daemon logging JSON never holds it. */
+function prettyStream(): PrettyStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l' });
+}
 
 export interface LoggerOptions {
   level: string;
@@ -30,9 +37,7 @@ export function createLogger(opts: LoggerOptions): Logger {
   const secrets = opts.secrets.filter((s) => s.length >= 4);
   const usePretty =
     opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
-  const destination =
-    opts.destination ??
-    (usePretty ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l' }) : pino.destination(1));
+  const destination = opts.destination ?? (usePretty ? prettyStream() : pino.destination(1));
   return pino(
     {
       level: opts.level,

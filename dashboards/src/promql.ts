@@ -48,7 +48,6 @@ export const VARIABLES = {
  * so they are spelled here once; a test checks each against what prom-client registers.
  */
 export const RUNTIME_METRICS = {
-  eventLoopLagP99: 'nodejs_eventloop_lag_p99_seconds',
   heapUsed: 'nodejs_heap_size_used_bytes',
   residentMemory: 'process_resident_memory_bytes',
   cpuSeconds: 'process_cpu_seconds_total',

@@ -3,7 +3,7 @@ import { formatProblems, isDemoMode, loadConfig, type MonitorConfig } from '../c
 import { startDaemon } from '../daemon.js';
 import { createLogger } from '../logging.js';
 import { VERSION, buildInfo } from '../version.js';
-import { startDemo, type Demo } from './demo.js';
+import type { Demo } from './demo.js';
 import { EXIT, parse, UsageError, type CliIO } from './io.js';
 import { COMMAND_USAGE } from './usage.js';
 
@@ -29,6 +29,8 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   let logger: Logger;
   if (isDemoMode({ configFile, env: io.env })) {
     const bootLogger = createLogger({ level: values['log-level'] ?? 'info', secrets: [] });
+    // The simulator is loaded only here: outside demo mode the daemon never holds it.
+    const { startDemo } = await import('./demo.js');
     demo = await startDemo(bootLogger, listen ?? DEMO_LISTEN);
     config = demo.config;
     logger = createLogger({ level: values['log-level'] ?? 'info', secrets: demo.apiKeys });

@@ -11,6 +11,7 @@ import { EnvironmentRuntime } from '../environment.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { SessionLedger, type CreateIntent } from '../sessions/ledger.js';
 import { UNRECOVERABLE_MESSAGE, unrecoverableFields } from '../sessions/unrecoverable.js';
+import { startLagSampler } from './lag.js';
 import {
   plainFields,
   type LogLevel,
@@ -74,6 +75,7 @@ export async function startEngine(
     onSkip: (environment, check, reason) => emit({ type: 'skip', environment, check, reason }),
   });
   scheduler.start();
+  const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
   emit({ type: 'ready', schedule: scheduler.schedule, leftoverSessions: 0 });
 
   const stopSweep = new AbortController();
@@ -81,6 +83,7 @@ export async function startEngine(
 
   return {
     async stop(graceMs: number) {
+      lag.stop();
       stopSweep.abort();
       await startupSweep;
       await scheduler.stop(graceMs);

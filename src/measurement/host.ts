@@ -5,7 +5,6 @@
  * to ~43 ms; in a worker it stays ~5.5 ms (p50 ~1.2 ms). bench/measurement.ts reproduces this.
  */
 import { Worker } from 'node:worker_threads';
-import { startEngine } from './engine.js';
 import type { MeasurementCommand, MeasurementEvent, MeasurementInit } from './messages.js';
 
 export interface MeasurementHost {
@@ -24,6 +23,8 @@ export async function startMeasurement(
   entry?: URL,
 ): Promise<MeasurementHost> {
   if (mode === 'inline') {
+    // Loaded only inline: in worker mode the main thread holds no API client, scheduler or checks.
+    const { startEngine } = await import('./engine.js');
     const engine = await startEngine(init, onEvent);
     return {
       async stop(graceMs) {

@@ -17,6 +17,7 @@ export type MeasurementEvent =
   | { type: 'session_unrecoverable'; environment: string }
   | { type: 'ledger_writable'; writable: boolean }
   | { type: 'log'; level: LogLevel; fields: Record<string, unknown>; msg: string }
+  | { type: 'lag'; samplesMs: number[] }
   | { type: 'stopped' }
   | { type: 'fatal'; message: string };
 

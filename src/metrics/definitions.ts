@@ -21,6 +21,9 @@ export type { MetricDefinition, MetricType } from './metric-definition.js';
 /** Durations of whole check runs: from a fast ping to a lifecycle run at its 120 s deadline. */
 export const RUN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 90, 120] as const;
 
+/** Event-loop lag of the measurement thread: from timer resolution to a stalled second. */
+export const LAG_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1] as const;
+
 /** Metrics every check has, and the monitor's own. */
 export const UNIVERSAL_METRICS = {
   contractChecks: {
@@ -88,6 +91,13 @@ export const UNIVERSAL_METRICS = {
     knownValues: { check: CHECK_NAMES },
     checkScoped: { check: 'name' },
     buckets: RUN_BUCKETS,
+  },
+  measurementLag: {
+    name: 'isa_measurement_event_loop_lag_seconds',
+    help: 'How late a 1 s timer fired on the thread that runs the checks and times every request.',
+    type: 'histogram',
+    labels: [],
+    buckets: LAG_BUCKETS,
   },
   buildInfo: {
     name: 'isa_monitor_build_info',

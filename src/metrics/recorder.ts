@@ -75,6 +75,11 @@ export class Recorder {
     this.metrics.checksSkipped.inc({ environment, check, reason });
   }
 
+  /** Observes the measurement thread's event-loop lag samples (ms late). */
+  recordMeasurementLag(samplesMs: readonly number[]): void {
+    for (const ms of samplesMs) this.metrics.measurementLag.observe(ms / 1000);
+  }
+
   /** Sets how many synthetic sessions of the environment are created and not yet seen closed. */
   setSessionsOpen(environment: string, count: number): void {
     this.metrics.syntheticSessionsOpen.set({ environment }, count);

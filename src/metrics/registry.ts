@@ -15,7 +15,8 @@
  *   stay absent until the first event they describe: a 0 would claim "down", "0 s" or "1970"
  *   before anything was measured.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createRequire } from 'node:module';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
 import { METRICS, METRIC_OWNER, type MetricDefinition, type MetricKey } from './definitions.js';
@@ -79,9 +80,7 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
   }
   const metrics = { registry, ...handles } as unknown as Metrics;
 
-  if (opts.collectDefaultMetrics ?? true) {
-    collectDefaultMetrics({ register: registry });
-  }
+  if (opts.collectDefaultMetrics ?? true) registerProcessMetrics(registry);
 
   metrics.buildInfo.set(
     { version: opts.build.version, revision: opts.build.revision, nodejs: opts.build.nodejs },
@@ -95,6 +94,40 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
     zeroInitialise(metrics, env.name, enabled);
   }
   return metrics;
+}
+
+/**
+ * prom-client's default collectors (`collectDefaultMetrics`) except its event-loop lag monitor.
+ * That monitor samples the thread it runs on with a timer every 10 ms: ~8 ms of CPU a second on
+ * an idle daemon, for the lag of the main thread, which serves /metrics and logs but times nothing.
+ * The lag that bears on measurements is the measurement thread's, sampled once a second
+ * (`isa_measurement_event_loop_lag_seconds`). The collectors are prom-client's own modules; the
+ * package is pinned to an exact version, and a test checks the families they register.
+ */
+const PROCESS_COLLECTORS = [
+  'processCpuTotal',
+  'processStartTime',
+  'osMemoryHeap',
+  'processOpenFileDescriptors',
+  'processMaxFileDescriptors',
+  'processResources',
+  'processHandles',
+  'processRequests',
+  'heapSizeAndUsed',
+  'heapSpacesSizeAndUsed',
+  'version',
+  'gc',
+] as const;
+
+function registerProcessMetrics(registry: Registry): void {
+  const require = createRequire(import.meta.url);
+  for (const name of PROCESS_COLLECTORS) {
+    const collector = require(`prom-client/lib/metrics/${name}`) as (
+      registry: Registry,
+      config: object,
+    ) => void;
+    collector(registry, {});
+  }
 }
 
 function createHandle(

@@ -72,7 +72,7 @@ describe('overview dashboard identity', () => {
     expect(uses(`${METRICS.pingDuration.name}_bucket`)).toBe(true);
     expect(uses(METRICS.latencyThreshold.name)).toBe(true);
     expect(uses('check="closed_session_gone"')).toBe(true);
-    expect(uses('nodejs_eventloop_lag_p99_seconds')).toBe(true);
+    expect(uses(METRICS.measurementLag.name)).toBe(true);
     expect(uses('changes(process_start_time_seconds')).toBe(true);
     expect(uses(METRICS.pingInterval.name)).toBe(true);
     const annotations = overview?.dashboard.annotations.list ?? [];

@@ -17,11 +17,9 @@ describe('docs/metrics.md', () => {
   it('documents every metric with a section and a table row giving its type and labels', () => {
     for (const def of DEFINITIONS) {
       expect(DOC, def.name).toContain(`#### \`${def.name}\``);
-      // Table cells may be padded (prettier aligns markdown tables).
-      const row = new RegExp(
-        `^\\| \`${def.name}\` +\\| ${def.type} +\\| ${def.labels.join(', ')} +\\|$`,
-        'm',
-      );
+      // Table cells may be padded (prettier aligns markdown tables); no labels reads "(none)".
+      const labels = def.labels.length > 0 ? def.labels.join(', ') : '\\(none\\)';
+      const row = new RegExp(`^\\| \`${def.name}\` +\\| ${def.type} +\\| ${labels} +\\|$`, 'm');
       expect(DOC, def.name).toMatch(row);
     }
   });

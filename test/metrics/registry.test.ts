@@ -133,13 +133,13 @@ const CONTRACT: Array<{
 
 const DEFINITIONS = Object.values(METRICS) as MetricDefinition[];
 
-/** Metrics of the monitor process itself, not of an environment. */
-const PROCESS_METRICS = [
+/** Metrics of the monitor process itself, without an `environment` label. */
+const MONITOR_WIDE = [
   'isa_monitor_build_info',
+  'isa_measurement_event_loop_lag_seconds',
   'isa_session_ledger_writable',
   'isa_metrics_server_connections_rejected_total',
 ];
-
 describe('createMetrics', () => {
   it('registers every metric of contract §4 with its type and labels', async () => {
     const { registry } = testMetrics();
@@ -167,7 +167,8 @@ describe('createMetrics', () => {
       expect(def.name).toMatch(/^isa_[a-z0-9_]+$/);
       if (def.type === 'counter') expect(def.name).toMatch(/_total$/);
       else expect(def.name).not.toMatch(/_total$/);
-      if (!PROCESS_METRICS.includes(def.name)) expect(def.labels).toContain('environment');
+      // The monitor's own metrics describe the process, not an environment.
+      if (!MONITOR_WIDE.includes(def.name)) expect(def.labels).toContain('environment');
     }
   });
 
@@ -273,11 +274,22 @@ describe('createMetrics', () => {
     }
   });
 
-  it('adds process and Node.js metrics unless disabled', async () => {
+  it("adds prom-client's process and Node.js metrics, but not its 10 ms lag monitor, unless disabled", async () => {
     const withDefaults = createMetrics({ environments: [environment('production')], build: BUILD });
     const names = (await withDefaults.registry.getMetricsAsJSON()).map((m) => m.name);
-    expect(names).toContain('process_cpu_seconds_total');
-    expect(names).toContain('nodejs_eventloop_lag_p99_seconds');
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_start_time_seconds',
+      'process_resident_memory_bytes',
+      'process_open_fds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_gc_duration_seconds',
+      'nodejs_version_info',
+      'nodejs_active_handles_total',
+    ]) {
+      expect(names).toContain(name);
+    }
+    expect(names.filter((n) => n.startsWith('nodejs_eventloop_lag'))).toEqual([]);
     const without = testMetrics();
     const bare = (await without.registry.getMetricsAsJSON()).map((m) => m.name);
     expect(bare.filter((n) => !n.startsWith('isa_'))).toEqual([]);
