@@ -16,7 +16,7 @@ import { ApiClient } from '../../src/api/client.js';
 import type { FaultRule } from '../../src/simulator/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { UNRECOVERABLE_MESSAGE } from '../../src/sessions/unrecoverable.js';
-import { eventually, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
+import { eventually, metricSum, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 import { writeChaosConfig } from './daemon-config.js';
 import { startFuzzProxy, type FuzzProxy } from './proxy.js';
 
@@ -44,14 +44,6 @@ function start(path: string): DaemonProcess {
   const daemon = startDaemonProcess(['--config', path], ENV);
   running.push(daemon);
   return daemon;
-}
-
-async function metric(url: string, pattern: RegExp): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => pattern.test(line))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
 /** SIGTERM, then the time to exit in ms and the exit code. */
@@ -155,8 +147,8 @@ describe('start-up', () => {
     // environment, as Retry-After asks) pings skipped as rate_limit_backoff.
     await eventually(
       async () =>
-        (await metric(url, /^isa_ping_attempts_total\{/)) +
-          (await metric(
+        (await metricSum(url, /^isa_ping_attempts_total\{/)) +
+          (await metricSum(
             url,
             /^isa_checks_skipped_total\{.*check="ping".*reason="rate_limit_backoff"/,
           )) >
@@ -215,7 +207,7 @@ describe('start-up', () => {
     const second = start(config.path);
     const url = await second.url;
     await eventually(
-      async () => (await metric(url, /^isa_synthetic_sessions_unrecoverable_total\{/)) === 1,
+      async () => (await metricSum(url, /^isa_synthetic_sessions_unrecoverable_total\{/)) === 1,
       10_000,
       'the unrecoverable counter',
     );
@@ -235,7 +227,7 @@ describe('a state directory that becomes unwritable', () => {
     const daemon = start(config.path);
     const url = await daemon.url;
     await eventually(
-      async () => (await metric(url, /^isa_lifecycle_runs_total\{.*result="success"/)) > 0,
+      async () => (await metricSum(url, /^isa_lifecycle_runs_total\{.*result="success"/)) > 0,
       15_000,
       'a lifecycle run',
     );
@@ -244,15 +236,15 @@ describe('a state directory that becomes unwritable', () => {
     await rename(dir, `${dir}.away`);
     await writeFile(dir, '');
     await eventually(
-      async () => (await metric(url, /^isa_session_ledger_writable /)) === 0,
+      async () => (await metricSum(url, /^isa_session_ledger_writable /)) === 0,
       15_000,
       'the ledger reported unwritable',
     );
-    const pings = await metric(url, /^isa_ping_attempts_total\{/);
+    const pings = await metricSum(url, /^isa_ping_attempts_total\{/);
     await eventually(
       async () =>
-        (await metric(url, /^isa_checks_skipped_total\{.*reason="ledger_unwritable"/)) >= 2 &&
-        (await metric(url, /^isa_ping_attempts_total\{/)) > pings,
+        (await metricSum(url, /^isa_checks_skipped_total\{.*reason="ledger_unwritable"/)) >= 2 &&
+        (await metricSum(url, /^isa_ping_attempts_total\{/)) > pings,
       15_000,
       'lifecycle runs skipped while pings go on',
     );
@@ -260,7 +252,7 @@ describe('a state directory that becomes unwritable', () => {
     await rm(dir);
     await rename(`${dir}.away`, dir);
     await eventually(
-      async () => (await metric(url, /^isa_session_ledger_writable /)) === 1,
+      async () => (await metricSum(url, /^isa_session_ledger_writable /)) === 1,
       15_000,
       'the ledger writable again',
     );
@@ -275,10 +267,10 @@ describe('a state directory that becomes unwritable', () => {
     const daemon = start(config.path);
     const url = await daemon.url;
     await eventually(async () => (await fetch(`${url}/readyz`)).status === 200, 10_000, 'ready');
-    expect(await metric(url, /^isa_session_ledger_writable /)).toBe(0);
+    expect(await metricSum(url, /^isa_session_ledger_writable /)).toBe(0);
     expect(daemon.output()).toContain('cannot write the session ledger');
     await eventually(
-      async () => (await metric(url, /^isa_ping_attempts_total\{/)) > 0,
+      async () => (await metricSum(url, /^isa_ping_attempts_total\{/)) > 0,
       10_000,
       'a ping',
     );

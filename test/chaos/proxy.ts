@@ -9,7 +9,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { request } from 'undici';
-import { classifyEndpoint, type SimEndpoint } from '../../src/simulator/index.js';
+import {
+  classifyEndpoint,
+  startSimulator,
+  type RunningSimulator,
+  type SimEndpoint,
+} from '../../src/simulator/index.js';
+import { API_KEY } from '../support/harness.js';
 
 export interface ProxiedRequest {
   environment: string;
@@ -76,6 +82,24 @@ export function expectedWindowMs(value: string, nowMs: number): number {
     ms = Math.max(0, Date.parse(trimmed) - nowMs);
   else ms = 60_000;
   return Math.min(ms, 3_600_000);
+}
+
+/** The simulator (test key, fast qualify) behind a fresh proxy; `close` stops both. */
+export async function startProxiedSimulator(): Promise<{
+  sim: RunningSimulator;
+  proxy: FuzzProxy;
+  close: () => Promise<void>;
+}> {
+  const sim = await startSimulator({ apiKeys: [API_KEY], qualifyDelayMs: 30 });
+  const proxy = await startFuzzProxy(sim.url);
+  return {
+    sim,
+    proxy,
+    close: async () => {
+      await proxy.close();
+      await sim.close();
+    },
+  };
 }
 
 export async function startFuzzProxy(target: string): Promise<FuzzProxy> {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { eventually, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
+import { eventually, metricSum, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 
 const KEY = 'daemon-key-7d6c5b4a3f2e1d0c';
 let sim: RunningSimulator;
@@ -58,14 +58,6 @@ function start(configPath: string): DaemonProcess {
   return daemon;
 }
 
-async function metric(url: string, pattern: RegExp): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => pattern.test(line))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-}
-
 describe('isa-monitor run', () => {
   it('serves metrics that move, status and readiness; exits 0 on SIGTERM with nothing left open', async () => {
     const { path, stateFile } = await writeConfig('2 Pending Ave');
@@ -78,12 +70,12 @@ describe('isa-monitor run', () => {
     );
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     await eventually(
-      async () => (await metric(url, /^isa_ping_attempts_total\{.*result="ok"/)) >= 2,
+      async () => (await metricSum(url, /^isa_ping_attempts_total\{.*result="ok"/)) >= 2,
       10_000,
       'two ok pings',
     );
     await eventually(
-      async () => (await metric(url, /^isa_lifecycle_runs_total\{.*result="success"/)) >= 1,
+      async () => (await metricSum(url, /^isa_lifecycle_runs_total\{.*result="success"/)) >= 1,
       15_000,
       'a successful lifecycle run',
     );

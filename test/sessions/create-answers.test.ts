@@ -7,22 +7,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import type { CreateIntent } from '../../src/sessions/ledger.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { startFuzzProxy, type FuzzProxy, type Mutation } from '../chaos/proxy.js';
-import { API_KEY, testEnvironment, testRuntime } from '../support/harness.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { startProxiedSimulator, type FuzzProxy, type Mutation } from '../chaos/proxy.js';
+import { testEnvironment, testRuntime } from '../support/harness.js';
 import { EnvironmentRuntime } from '../../src/environment.js';
 
 let sim: RunningSimulator;
 let proxy: FuzzProxy;
+let stop: () => Promise<void>;
 let n = 0;
 beforeAll(async () => {
-  sim = await startSimulator({ apiKeys: [API_KEY], qualifyDelayMs: 30 });
-  proxy = await startFuzzProxy(sim.url);
+  ({ sim, proxy, close: stop } = await startProxiedSimulator());
 });
-afterAll(async () => {
-  await proxy.close();
-  await sim.close();
-});
+afterAll(() => stop());
 
 async function runWithCreate(mutation: Mutation) {
   const name = `ca${n++}`;

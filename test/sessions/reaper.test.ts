@@ -4,21 +4,18 @@
  * API. Now only a 200, or a 410 with the API's own error envelope, removes a token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { startFuzzProxy, type FuzzProxy, type Mutation } from '../chaos/proxy.js';
-import { API_KEY, testEnvironment, testRuntime } from '../support/harness.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { startProxiedSimulator, type FuzzProxy, type Mutation } from '../chaos/proxy.js';
+import { testEnvironment, testRuntime } from '../support/harness.js';
 
 let sim: RunningSimulator;
 let proxy: FuzzProxy;
+let stop: () => Promise<void>;
 let n = 0;
 beforeAll(async () => {
-  sim = await startSimulator({ apiKeys: [API_KEY], qualifyDelayMs: 30 });
-  proxy = await startFuzzProxy(sim.url);
+  ({ sim, proxy, close: stop } = await startProxiedSimulator());
 });
-afterAll(async () => {
-  await proxy.close();
-  await sim.close();
-});
+afterAll(() => stop());
 
 /** A session created through the API, listed in a fresh ledger, then reaped once. */
 async function reapOnce(close: Mutation | null, closeFirst = false) {

@@ -108,6 +108,15 @@ export function startDaemonProcess(args: string[], env: NodeJS.ProcessEnv = {}):
   return { child, output: () => output, url, exit };
 }
 
+/** The sum of the daemon's samples at `url` whose line matches `pattern`. */
+export async function metricSum(url: string, pattern: RegExp): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => pattern.test(line))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes. */
 export async function eventually<T>(
   probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
