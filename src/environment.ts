@@ -12,6 +12,7 @@ import type { CheckConfigBase } from './config/section.js';
 import { BackoffGate } from './limits/backoff-gate.js';
 import { RequestBudget } from './limits/request-budget.js';
 import { runCheck } from './runner.js';
+import { SessionJournal } from './sessions/journal.js';
 import type { SessionLedger } from './sessions/ledger.js';
 import type { CreateIntent } from './sessions/ledger.js';
 import { SessionReaper } from './sessions/reaper.js';
@@ -35,7 +36,10 @@ export class EnvironmentRuntime {
   readonly sessions: SessionTracker;
   readonly tracking: SessionTracking;
   readonly reaper: SessionReaper;
+  /** Synthetic sessions created here, for checks that follow them (see `sessions/journal.ts`). */
+  readonly createdSessions = new SessionJournal();
   private readonly runNumbers = new Map<string, number>();
+  private readonly retained = new Map<string, object>();
 
   constructor(
     readonly config: EnvironmentConfig,
@@ -75,6 +79,8 @@ export class EnvironmentRuntime {
       reaper: this.reaper,
       log: opts.log,
       onUnrecoverable,
+      // Journaled first: the session exists whether or not the ledger write succeeds.
+      onCreated: (token) => this.createdSessions.add(token),
       ...(opts.lateAnswerGraceMs === undefined ? {} : { graceMs: opts.lateAnswerGraceMs }),
     });
     this.sessions = this.tracking;
@@ -122,6 +128,8 @@ export class EnvironmentRuntime {
       budget: this.budget,
       gate: this.gate,
       sessions: this.sessions,
+      createdSessions: this.createdSessions,
+      retained: this.retained,
       log: this.opts.log,
       runNumber,
       timeoutMs: this.timeoutFor(check),

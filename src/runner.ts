@@ -20,6 +20,7 @@ import { sectionOf, type EnvironmentConfig } from './config/index.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
 import { admit, RetryAfterError } from './limits/admission.js';
+import type { CreatedSessions } from './sessions/journal.js';
 
 export interface RunOptions {
   check: AnyCheck;
@@ -28,6 +29,9 @@ export interface RunOptions {
   budget: RequestBudget;
   gate: BackoffGate;
   sessions: SessionTracker;
+  createdSessions: CreatedSessions;
+  /** What checks keep between runs in this environment, by check name (see `retained`). */
+  retained: Map<string, object>;
   log: CheckLogger;
   runNumber: number;
   /** Deadline for the whole run; cleanups get `cleanupTimeoutMs` on top. */
@@ -69,6 +73,14 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     correlationId,
     runNumber: opts.runNumber,
     sessions: opts.sessions,
+    createdSessions: opts.createdSessions,
+    retained<T extends object>(init: () => T): T {
+      const kept = opts.retained.get(opts.check.name);
+      if (kept !== undefined) return kept as T;
+      const made = init();
+      opts.retained.set(opts.check.name, made);
+      return made;
+    },
     now,
     async acquireBudget() {
       // Never wait for a Retry-After that outlasts the run: fail now, as rate limited.
@@ -138,8 +150,8 @@ function stepRecord(name: string, response: ApiResponse): StepRecord {
   return {
     name,
     method: response.method,
-    // Session tokens stay out of traces, status pages and logs.
-    path: response.path.replace(/^\/sessions\/[^/]+/, '/sessions/{token}'),
+    // Session tokens (also as analytics ids) stay out of traces, status pages and logs.
+    path: response.path.replace(/\/sessions\/[^/?]+/, '/sessions/{token}'),
     statusCode: response.statusCode,
     durationMs: round(response.durationMs),
     requestId: response.requestId,

@@ -14,6 +14,8 @@ export const OPERATIONS = [
   'poll_services',
   'close_session',
   'verify_gone',
+  'list_analytics_sessions',
+  'get_analytics_session',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -28,6 +30,7 @@ export const KNOWN_STATUS_CODES = [
 
 /** Contract checks: assertions about the API's promises, counted in `isa_contract_checks_total`. */
 export const CONTRACT_CHECKS = [
+  'analytics_campaign_id',
   'closed_session_gone',
   'response_schema',
   'session_token_header',

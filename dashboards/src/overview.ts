@@ -493,6 +493,102 @@ function lifecycleSection() {
   };
 }
 
+function analyticsSection() {
+  const runs = countBarsPanel({
+    title: 'Analytics runs by result',
+    description:
+      'Finished analytics runs (incremental sync of GET /analytics/sessions, then lookups of the synthetic sessions) per time slot, by result. Only where the analytics check is enabled. sync_incomplete means more pages than max_pages; sessions_missing, a synthetic session never reached analytics.',
+    unit: 'short',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.analyticsRuns), interval)})`,
+        legend: '{{environment}} {{result}}',
+      },
+    ],
+  })
+    .axisLabel('runs per slot')
+    .overrideByRegexp(' success$', fixedColor(COLORS.good));
+
+  const lag = linePanel({
+    title: 'Analytics ingest lag',
+    description:
+      'Time from creating a synthetic session to its first appearance in GET /analytics/sessions/{id}: mean of the sessions that appeared, and the age of the oldest still awaited (a line that keeps rising is a stalled pipeline). The dashed line is the configured ingest_lag_bound: later sessions count as late (IsaAnalyticsIngestLagging after two in an hour). Resolution is the analytics interval.',
+    unit: 's',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: histogramMean(METRICS.ingestLag, [BY_ENV], rateInterval),
+        legend: '{{environment}} mean lag',
+      },
+      {
+        expr: `max by (${BY_ENV}) (${select(METRICS.oldestAwaiting)})`,
+        legend: '{{environment}} oldest awaiting',
+      },
+      {
+        expr: `max by (${BY_ENV}) (${select(METRICS.ingestLagBound)})`,
+        legend: '{{environment}} bound',
+      },
+    ],
+  })
+    .overrideByRegexp(' bound$', referenceLine(COLORS.warning))
+    .min(0);
+
+  const lateMissing = countBarsPanel({
+    title: 'Late and missing synthetic sessions',
+    description:
+      'Synthetic sessions that reached analytics later than ingest_lag_bound (late, counted once) or not within ingest_timeout (missing), per time slot.',
+    unit: 'short',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}) (${increase(select(METRICS.sessionsLate), interval)})`,
+        legend: '{{environment}} late',
+      },
+      {
+        expr: `sum by (${BY_ENV}) (${increase(select(METRICS.sessionsMissing), interval)})`,
+        legend: '{{environment}} missing',
+      },
+    ],
+  })
+    .axisLabel('sessions per slot')
+    .overrideByRegexp(' late$', fixedColor(COLORS.warning))
+    .overrideByRegexp(' missing$', fixedColor(COLORS.bad));
+
+  const sync = linePanel({
+    title: 'Analytics sync rows and duration',
+    description:
+      'Session rows the incremental sync read per minute (how much the partner data changes), and the mean duration of a sync (first page to last).',
+    unit: 'short',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}) (${rate(select(METRICS.syncRows), rateInterval)}) * 60`,
+        legend: '{{environment}} rows per minute',
+      },
+      {
+        expr: histogramMean(METRICS.syncDuration, [BY_ENV], rateInterval),
+        legend: '{{environment}} sync seconds',
+      },
+    ],
+  }).min(0);
+
+  return {
+    title: 'Analytics reporting',
+    lines: [
+      {
+        height: 8,
+        panels: [
+          { panel: runs, width: 6 },
+          { panel: lag, width: 6 },
+          { panel: lateMissing, width: 6 },
+          { panel: sync, width: 6 },
+        ],
+      },
+    ],
+  };
+}
+
 function contractSection() {
   // Contract results share one colour code: pass green, fail red, error (could not check) orange.
   const contractColors = (builder: TimeseriesPanelBuilder): TimeseriesPanelBuilder =>
@@ -868,6 +964,7 @@ export function buildOverviewDashboard(): Dashboard {
     statusSection(),
     latencySection(),
     lifecycleSection(),
+    analyticsSection(),
     contractSection(),
     errorBudgetSection(),
     monitorSection(),

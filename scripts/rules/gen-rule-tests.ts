@@ -23,6 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as prettier from 'prettier';
 import { z } from 'zod';
 import YAML from 'yaml';
+import { analyticsCheck } from '../../src/checks/analytics.js';
 import {
   LIFECYCLE_RESULTS,
   QUALIFY_OUTCOMES,
@@ -120,6 +121,7 @@ const environmentSchema = z
     sessions: z.string().optional(),
     /** Sessions reported unrecoverable each minute (counted at m:50). */
     unrecoverable: z.string().optional(),
+    analytics: z.string().optional(),
     thresholds: z
       .object({ expected: z.number(), warning: z.number(), critical: z.number() })
       .strict()
@@ -209,6 +211,28 @@ function pingEvent(event: string): { result: PingResult; seconds: number } | nul
   if (!Number.isFinite(seconds) || seconds < 0)
     throw new Error(`bad duration in ping event "${event}"`);
   return { result: known.result, seconds };
+}
+
+/**
+ * An analytics run's ingest findings: `ok` (nothing new), `late` (a session became late),
+ * `missing` (a session was given up), `late+missing` (both).
+ */
+const ANALYTICS_EVENTS: Readonly<Record<string, { late: number; missing: number }>> = {
+  ok: { late: 0, missing: 0 },
+  late: { late: 1, missing: 0 },
+  missing: { late: 0, missing: 1 },
+  'late+missing': { late: 1, missing: 1 },
+};
+
+function analyticsEvent(event: string): { late: number; missing: number } | null {
+  if (event === NO_EVENT) return null;
+  const known = ANALYTICS_EVENTS[event];
+  if (!known) {
+    throw new Error(
+      `unknown analytics event "${event}"; known: ${Object.keys(ANALYTICS_EVENTS).join(', ')}, -`,
+    );
+  }
+  return known;
 }
 
 function lifecycleEvent(event: string): LifecycleResult | null {
@@ -348,6 +372,12 @@ function addEnvironmentSeries(
     const result = lifecycleEvent(event);
     if (result) runs.push({ visibleAt: m * 60 + 50, data: result });
   });
+  // An analytics run of minute m finishes at m·60 + 30 s.
+  const analytics: Array<TimedEvent<{ late: number; missing: number }>> = [];
+  expandTimeline(spec.analytics ?? '', minutes, NO_EVENT).forEach((event, m) => {
+    const found = analyticsEvent(event);
+    if (found) analytics.push({ visibleAt: m * 60 + 30, data: found });
+  });
   const sessions = expandTimeline(spec.sessions ?? '', minutes, '0').map((v) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 0)
@@ -415,6 +445,23 @@ function addEnvironmentSeries(
     const implied = (r: LifecycleResult) => LIFECYCLE_IMPLIES[r].closedGone === result;
     const labels = { ...env, check: 'closed_session_gone', result };
     add(METRICS.contractChecks.name, labels, visibleCount(runs, implied));
+  }
+  if (spec.analytics !== undefined) {
+    // Series of an enabled check only, like the monitor itself.
+    const sessionsLate = visibleFold(
+      analytics,
+      () => true,
+      0,
+      (n, a) => n + a.late,
+    );
+    const sessionsMissing = visibleFold(
+      analytics,
+      () => true,
+      0,
+      (n, a) => n + a.missing,
+    );
+    add(analyticsCheck.metrics.sessionsLate.name, env, sessionsLate);
+    add(analyticsCheck.metrics.sessionsMissing.name, env, sessionsMissing);
   }
   add(
     METRICS.syntheticSessionsOpen.name,

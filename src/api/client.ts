@@ -402,6 +402,32 @@ export class ApiClient {
     });
   }
 
+  /**
+   * `GET /analytics/sessions` with its query (`updated_since`, `page`, ...), each value encoded;
+   * repeated values are sent as `name[]` parameters, as the spec says.
+   */
+  listAnalyticsSessions(
+    query: Readonly<Record<string, string | readonly string[]>>,
+    o: RequestOptions,
+  ): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'list_analytics_sessions',
+      method: 'GET',
+      path: `/analytics/sessions${queryString(query)}`,
+    });
+  }
+
+  /** `GET /analytics/sessions/{id}`: a session's analytics detail, by UUID or session token. */
+  getAnalyticsSession(id: string, o: RequestOptions): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'get_analytics_session',
+      method: 'GET',
+      path: `/analytics/sessions/${encodeURIComponent(id)}`,
+    });
+  }
+
   /** Closes the client's own `Agent` (after in-flight calls end); an injected one is left open. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -630,6 +656,19 @@ function retryAfterMsOf(header: string | undefined): number | null {
 
 function sessionPath(token: string): string {
   return `/sessions/${encodeURIComponent(token)}`;
+}
+
+/** `?a=1&b[]=x&b[]=y`, or the empty string for no parameters. */
+function queryString(query: Readonly<Record<string, string | readonly string[]>>): string {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (typeof value === 'string') {
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+    } else {
+      for (const v of value) parts.push(`${encodeURIComponent(name)}[]=${encodeURIComponent(v)}`);
+    }
+  }
+  return parts.length === 0 ? '' : `?${parts.join('&')}`;
 }
 
 function isCorrelationId(value: string): boolean {

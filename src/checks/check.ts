@@ -14,6 +14,7 @@
 import type { ApiClient, ApiResponse, RequestOptions } from '../api/client.js';
 import type { CheckConfigBase, CheckSection } from '../config/section.js';
 import type { MetricDefinition } from '../metrics/metric-definition.js';
+import type { CreatedSessions } from '../sessions/journal.js';
 import type { ContractCheck, ContractResult, Operation, Outcome } from '../vocabulary.js';
 
 /** One request (or one logical step such as the whole polling loop) of a run. */
@@ -87,6 +88,16 @@ export interface CheckContext<Config extends CheckConfigBase = CheckConfigBase> 
   cleanup(fn: () => Promise<void>): void;
   /** The session ledger: tokens written before the create call returns, removed on confirmed close. */
   sessions: SessionTracker;
+  /**
+   * The synthetic sessions this environment's checks created (every token given to `sessions`),
+   * for checks that follow them elsewhere in the API; `createdAt` is on the `now()` clock.
+   */
+  createdSessions: CreatedSessions;
+  /**
+   * The object this check keeps in this environment from one run to the next (memory only),
+   * made by `init` on first use: e.g. the time of the last successful sync.
+   */
+  retained<T extends object>(init: () => T): T;
   /** Monotonic milliseconds (not wall time), for durations. */
   now(): number;
   /** How many runs of this check in this environment came before this one (e.g. rotation). */

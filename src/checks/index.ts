@@ -3,11 +3,12 @@
  * Every generic layer (config, runner, environment, scheduler, metrics, status, CLI) iterates this
  * list; the order here is the order of config sections, schedules and documents.
  */
+import { analyticsCheck } from './analytics.js';
 import type { AnyCheck } from './check.js';
 import { lifecycleCheck } from './lifecycle.js';
 import { pingCheck } from './ping.js';
 
-export const CHECK_LIST = [pingCheck, lifecycleCheck] as const;
+export const CHECK_LIST = [pingCheck, lifecycleCheck, analyticsCheck] as const;
 
 export type RegisteredCheck = (typeof CHECK_LIST)[number];
 export type CheckName = RegisteredCheck['name'];

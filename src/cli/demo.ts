@@ -26,6 +26,8 @@ export async function startDemo(
   const simulator = await startSimulator({
     apiKeys: keys,
     mode: 'fast',
+    // Long enough to show on the ingest-lag panel, short against the demo's lag bound.
+    analyticsIngestDelayMs: 10_000,
     timeline: DEMO_TIMELINE,
     logger: logger.child({ component: 'simulator' }),
     port: 0,
@@ -58,6 +60,15 @@ export async function startDemo(
             { street1: '3 No Service Rd', city: 'Denver', state: 'CO', expect: 'no_service' },
             { street1: '5 Retry Ln', zip: '80202', expect: 'available' },
           ],
+        },
+        // The stall of the demo timeline makes sessions late after 2 minutes.
+        analytics: {
+          enabled: true,
+          interval: '30s',
+          timeout: '25s',
+          campaign_id: 'isa-monitor-demo',
+          ingest_lag_bound: '2m',
+          ingest_timeout: '10m',
         },
       })),
     },

@@ -36,6 +36,8 @@ export interface SessionTrackingOptions {
   reaper: SessionReaper;
   log: CheckLogger;
   onUnrecoverable: (intent: CreateIntent) => void;
+  /** Every token a create answer carried (for the created-sessions journal). */
+  onCreated?: (token: string) => void;
   graceMs?: number;
 }
 
@@ -77,6 +79,7 @@ export class SessionTracking implements SessionTracker {
   }
 
   opened(token: string): Promise<void> {
+    this.opts.onCreated?.(token);
     return this.opts.ledger.add(this.opts.environment, token);
   }
 
@@ -115,6 +118,7 @@ export class SessionTracking implements SessionTracker {
     const { ledger, environment, log } = this.opts;
     let durable = true;
     for (const token of tokens) {
+      this.opts.onCreated?.(token);
       await ledger.add(environment, token).catch((err: unknown) => {
         durable = false;
         log.warn({ err }, 'could not write a session token to the ledger; closing it anyway');

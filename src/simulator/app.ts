@@ -39,6 +39,8 @@ export interface SimulatorOptions {
   mode?: 'fast' | 'realistic';
   /** Overrides `mode`: a fixed delay for each pending (or retry_later) stage. */
   qualifyDelayMs?: number;
+  /** How long a new session takes to appear in analytics; default by `mode`: fast 0, realistic 60 s. */
+  analyticsIngestDelayMs?: number;
   /** Per client IP and environment. Default 100 per second, 60 per minute on analytics. */
   rateLimit?: { perSecond: number; analyticsPerMinute: number };
   /** Scripted global faults over time (demo mode). */
@@ -112,7 +114,12 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const now = options.now ?? Date.now;
   const logger = options.logger ?? pino({ level: 'silent' });
   const apiKeys = new Set(options.apiKeys);
-  const state = new SimulatorState({ now, qualifyDelayMs: qualifyDelay(options) });
+  const state = new SimulatorState({
+    now,
+    qualifyDelayMs: qualifyDelay(options),
+    analyticsIngestDelayMs:
+      options.analyticsIngestDelayMs ?? (options.mode === 'realistic' ? 60_000 : 0),
+  });
   const faults = new FaultController({
     now,
     ...(options.timeline ? { timeline: options.timeline } : {}),
@@ -199,6 +206,11 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       endpoint: context.endpoint,
       headerFaults,
     });
+    // Every request notices a stall, so its start is known to within one request.
+    state.noteIngestionStall(
+      context.environment,
+      faults.inForce(context.environment, 'ingest_stall'),
+    );
     // Background latency (the demo timeline adds some to every request) is not news; a fault
     // that ends the request is.
     if (context.faults.terminal) {

@@ -10,6 +10,9 @@ import type { TimelineEntry, TimelineRule } from './faults.js';
 /** Length of one loop of the demo timeline. */
 export const DEMO_TIMELINE_PERIOD_MS = 30 * 60_000;
 
+/** Analytics ingestion stops; sessions created meanwhile appear when it resumes. */
+const ingestStall: TimelineRule = { fault: { kind: 'ingest_stall' } };
+
 /** Background latency of a healthy environment: realistic jitter under the 100 ms expectation. */
 const healthy = (min = 20, max = 80): TimelineRule => ({
   fault: { kind: 'latency', distribution: { min, max } },
@@ -28,7 +31,9 @@ const healthy = (min = 20, max = 80): TimelineRule => ({
  * - 28–30 recovery.
  *
  * Sandbox: healthy (15–60 ms) with blips: a few 429s at minute 5, a few 401s at 12, slow answers
- * (700–900 ms) at 18 and one closed session not gone at 24.
+ * (700–900 ms) at 18 and one closed session not gone at 24. From minute 8 to 15 its analytics
+ * ingestion stalls: new sessions do not reach analytics until the stall ends (late sessions,
+ * then a burst of long ingest lags).
  */
 export const DEMO_TIMELINE: TimelineEntry[] = [
   { at: '0s', environment: 'production', faults: [healthy()] },
@@ -91,11 +96,11 @@ export const DEMO_TIMELINE: TimelineEntry[] = [
     environment: 'sandbox',
     faults: [healthy(15, 60), { count: 4, fault: { kind: 'status', status: 429 } }],
   },
-  { at: '8m', environment: 'sandbox', faults: [healthy(15, 60)] },
+  { at: '8m', environment: 'sandbox', faults: [healthy(15, 60), ingestStall] },
   {
     at: '12m',
     environment: 'sandbox',
-    faults: [healthy(15, 60), { count: 4, fault: { kind: 'status', status: 401 } }],
+    faults: [healthy(15, 60), ingestStall, { count: 4, fault: { kind: 'status', status: 401 } }],
   },
   { at: '15m', environment: 'sandbox', faults: [healthy(15, 60)] },
   {

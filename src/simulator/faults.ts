@@ -60,6 +60,7 @@ export const faultSchema = z.discriminatedUnion('kind', [
     kind: z.literal('close_fail'),
     status: z.number().int().min(400).max(599).optional(),
   }),
+  z.strictObject({ kind: z.literal('ingest_stall') }),
 ]);
 export type Fault = z.infer<typeof faultSchema>;
 export type FaultKind = Fault['kind'];
@@ -70,6 +71,8 @@ export type TerminalFault = Extract<
 >;
 /** Faults the handlers consult when they would take effect. */
 export type BehaviourKind = 'qualify' | 'not_gone' | 'close_fail';
+/** Faults that are a state of the service while a rule or timeline entry holds them. */
+export type StateKind = 'ingest_stall';
 
 const ruleFields = {
   endpoint: z.enum([...SIM_ENDPOINTS, '*']).optional(),
@@ -258,6 +261,19 @@ export class FaultController {
   timelineFaults(environment: string): TimelineRule[] {
     if (!this.timeline || !this.timelineEnabled) return [];
     return [environment, '*'].flatMap((slot) => this.activeTimelineEntry(slot)?.faults ?? []);
+  }
+
+  /**
+   * True while a global rule or the timeline holds a fault of `kind` for `environment` (a state of
+   * the service, such as stalled ingestion, rather than something one request draws).
+   */
+  inForce(environment: string, kind: StateKind): boolean {
+    const held = (rule: { fault: Fault }): boolean => rule.fault.kind === kind;
+    return (
+      [...this.rulesById.values()].some(
+        (r) => (r.environment === undefined || r.environment === environment) && held(r),
+      ) || this.timelineFaults(environment).some(held)
+    );
   }
 
   /** Resolves the faults of one request from its header faults, the rules and the timeline. */

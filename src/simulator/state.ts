@@ -52,6 +52,8 @@ export interface SimulatorStateOptions {
   qualifyDelayMs: () => number;
   /** How long a building counts as "looked up recently". Default 15 minutes. */
   recentLookupMs?: number;
+  /** How long a new session takes to appear in analytics. Default 0. */
+  analyticsIngestDelayMs?: number;
 }
 
 export interface CreateSessionInput {
@@ -75,6 +77,8 @@ export class SimulatorState {
   private readonly sessionsByToken = new Map<string, SessionRecord>();
   private readonly recentLookups = new Map<string, RecentLookup>();
   private readonly analyticsByClient = new Map<string, AnalyticsRecord[]>();
+  /** Per environment: since when analytics ingestion has been stalled (absent: not stalled). */
+  private readonly ingestionStalledSince = new Map<string, number>();
   private readonly recentLookupMs: number;
   private epochMs: number;
 
@@ -93,6 +97,7 @@ export class SimulatorState {
     this.sessionsByToken.clear();
     this.recentLookups.clear();
     this.analyticsByClient.clear();
+    this.ingestionStalledSince.clear();
     this.epochMs = this.options.now();
   }
 
@@ -220,6 +225,27 @@ export class SimulatorState {
       this.analyticsByClient.set(key, records);
     }
     return records;
+  }
+
+  /**
+   * Notes whether analytics ingestion is stalled in `environment` now (called for every request).
+   * While stalled, nothing created after the stall began becomes visible; when it ends, the
+   * backlog appears at once.
+   */
+  noteIngestionStall(environment: string, stalled: boolean): void {
+    if (!stalled) this.ingestionStalledSince.delete(environment);
+    else if (!this.ingestionStalledSince.has(environment)) {
+      this.ingestionStalledSince.set(environment, this.options.now());
+    }
+  }
+
+  /** Whether a record has reached analytics: seeded ones have; live ones after the ingest delay. */
+  analyticsIngested(environment: string, record: AnalyticsRecord): boolean {
+    if (record.session === null) return true;
+    const due = record.createdAt + (this.options.analyticsIngestDelayMs ?? 0);
+    const stalledSince = this.ingestionStalledSince.get(environment);
+    // Ingested before the stall began, or (not stalled) by now.
+    return due <= (stalledSince ?? this.options.now());
   }
 
   /** Last change of an analytics record (live sessions change when resolved or closed). */

@@ -38,6 +38,8 @@ export const CONTRACT_ALERTS: Readonly<Record<string, readonly string[]>> = {
   IsaApiRateLimited: ['warning'],
   IsaSyntheticSessionsLeaking: ['warning'],
   IsaSyntheticSessionsUnrecoverable: ['warning'],
+  // Added with the analytics check (docs/alerts.md).
+  IsaAnalyticsIngestLagging: ['warning'],
   IsaSessionLedgerUnwritable: ['warning'],
   IsaMonitorDown: ['critical'],
   IsaMonitorAbsent: ['critical'],

@@ -65,6 +65,19 @@ describe('isa-monitor check', () => {
     expect(doc.steps[0]?.request_id).toMatch(/.+/);
   });
 
+  it('analytics --json syncs every page, exits 0, and exits 1 when the API answers 403', async () => {
+    const pass = await runCli(['check', 'analytics', ...base(), '--json'], { env });
+    expect(pass.code).toBe(0);
+    const doc = JSON.parse(pass.stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({ check: 'analytics', outcome: 'pass', ingest_awaiting: '0' });
+    expect((doc['steps'] as Array<{ name: string }>).map((s) => s.name)).toContain('sync');
+
+    sim.faults.add({ endpoint: 'analytics', fault: { kind: 'status', status: 403 } });
+    const fail = await runCli(['check', 'analytics', ...base(), '--json'], { env });
+    expect(fail.code).toBe(1);
+    expect(JSON.parse(fail.stdout)).toMatchObject({ outcome: 'fail', reason: 'forbidden' });
+  });
+
   it('ping prints a human-readable trace with the latency class', async () => {
     const run = await runCli(['check', 'ping', ...base()], { env });
     expect(run.code).toBe(0);

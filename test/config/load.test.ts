@@ -40,6 +40,19 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const ANALYTICS_DEFAULTS = {
+  enabled: false,
+  intervalMs: 60_000,
+  timeoutMs: 45_000,
+  requestTimeoutMs: 10_000,
+  initialWindowMs: 3_600_000,
+  maxPages: 10,
+  maxLookups: 5,
+  campaignId: 'isa-monitor-synthetic',
+  ingestLagBoundMs: 300_000,
+  ingestTimeoutMs: 1_800_000,
+};
+
 describe('defaults', () => {
   it('fills every key the file leaves out', () => {
     const config = ok(parseConfigText(MINIMAL, { env: KEYS, cwd: '/srv/monitor' }));
@@ -67,6 +80,8 @@ describe('defaults', () => {
             campaignId: 'isa-monitor-synthetic',
             addresses: [{ street1: '123 Main St', zip: '80202', expect: 'available' }],
           },
+          // Off unless configured.
+          analytics: ANALYTICS_DEFAULTS,
         },
       ],
     });
@@ -134,6 +149,7 @@ environments:
           { street1: '3 Main St', city: 'Denver', state: 'CO', expect: 'any' },
         ],
       },
+      analytics: ANALYTICS_DEFAULTS,
     });
     // Absent optional address fields stay absent, so the address is a session request as it is.
     expect(Object.keys(env?.lifecycle.addresses[1] ?? {})).toEqual([

@@ -95,6 +95,31 @@ describe('isa-monitor run', () => {
     expect(daemon.output()).not.toContain(KEY);
   });
 
+  it('schedules the analytics check, which follows the lifecycle sessions into analytics', async () => {
+    // At a 3 s interval up to 21 runs share a minute: two analytics requests each fit the API limit.
+    const { path } = await writeConfig(
+      '1 Instant Way',
+      `    analytics: { enabled: true, interval: 3s, timeout: 2s, request_timeout: 1s, max_pages: 1, max_lookups: 1, campaign_id: isa-monitor-synthetic }
+`,
+    );
+    const daemon = start(path);
+    const url = await daemon.url;
+    await eventually(
+      async () => (await metricSum(url, /^isa_analytics_ingest_lag_seconds_count\{/)) >= 1,
+      20_000,
+      'an ingest lag observed',
+    );
+    expect(await metricSum(url, /^isa_analytics_sync_pages_total\{/)).toBeGreaterThanOrEqual(1);
+    expect(
+      await metricSum(
+        url,
+        /^isa_contract_checks_total\{.*check="analytics_campaign_id".*result="pass"/,
+      ),
+    ).toBeGreaterThanOrEqual(1);
+    daemon.child.kill('SIGTERM');
+    expect((await daemon.exit).code).toBe(0);
+  });
+
   it('closes the session of an interrupted run on SIGTERM and goes unready first', async () => {
     const { path } = await writeConfig('6 Forever Pending Ct');
     const daemon = start(path);

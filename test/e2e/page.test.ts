@@ -125,6 +125,16 @@ beforeAll(async () => {
           poll_timeout: `${scaled(90_000)}ms`,
           addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
         },
+        // Every dashboard panel needs data. A 4 s interval lets 16 runs share a minute: three
+        // analytics requests each stay within the API's 60 a minute.
+        analytics: {
+          enabled: true,
+          interval: '4s',
+          timeout: '3s',
+          request_timeout: '1s',
+          max_pages: 2,
+          max_lookups: 1,
+        },
       })),
     }),
   );

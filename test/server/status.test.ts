@@ -29,6 +29,8 @@ describe('toCheckJson', () => {
       ],
       contract_checks: [],
       service_data_set: null,
+      analytics_rows: null,
+      ingest_awaiting: null,
     });
   });
 
@@ -68,8 +70,16 @@ describe('StatusHistory', () => {
     expect(history.snapshot()).toEqual({
       generated_at: '2024-05-01T12:00:00.000Z',
       environments: {
-        production: { ping: { last: null, runs: [] }, lifecycle: { last: null, runs: [] } },
-        sandbox: { ping: { last: null, runs: [] }, lifecycle: { last: null, runs: [] } },
+        production: {
+          ping: { last: null, runs: [] },
+          lifecycle: { last: null, runs: [] },
+          analytics: { last: null, runs: [] },
+        },
+        sandbox: {
+          ping: { last: null, runs: [] },
+          lifecycle: { last: null, runs: [] },
+          analytics: { last: null, runs: [] },
+        },
       },
     });
   });

@@ -203,3 +203,66 @@ describe('GET /analytics/sessions/{id}', () => {
     }
   });
 });
+
+describe('analytics ingestion', () => {
+  const tokenOf = async (api: ReturnType<typeof client>) =>
+    String(
+      (await api.createSession({ street1: '1 Instant Way', zip: '80202' })).headers[
+        'session_token'
+      ],
+    );
+  const visible = async (api: ReturnType<typeof client>, token: string) => {
+    const status = (await api.get(`/analytics/sessions/${token}`)).status;
+    const listed = (await list(api, '?token_ids[]=' + token)).meta.count === 1;
+    // The detail and the list agree at every moment.
+    expect(listed, token).toBe(status === 200);
+    return status === 200;
+  };
+
+  it('shows a new session only after the ingest delay', async () => {
+    const clock = testClock();
+    const sim = await startTestSimulator({ now: clock.now, analyticsIngestDelayMs: 30_000 });
+    const api = client(sim.url);
+    const token = await tokenOf(api);
+    expect(await visible(api, token)).toBe(false);
+    clock.advance(29_999);
+    expect(await visible(api, token)).toBe(false);
+    clock.advance(1);
+    expect(await visible(api, token)).toBe(true);
+  });
+
+  it('holds back sessions created during an ingest_stall until the stall ends', async () => {
+    const clock = testClock();
+    const sim = await startTestSimulator({ now: clock.now, analyticsIngestDelayMs: 1_000 });
+    const api = client(sim.url);
+    const before = await tokenOf(api);
+    clock.advance(1_000);
+    expect(await visible(api, before)).toBe(true);
+    const stall = sim.faults.add({ environment: 'default', fault: { kind: 'ingest_stall' } });
+    await api.get('/ping');
+    clock.advance(1);
+    const during = await tokenOf(api);
+    clock.advance(10 * 60_000);
+    // Stalled: what was ingested stays, nothing new arrives however long it waits.
+    expect(await visible(api, before)).toBe(true);
+    expect(await visible(api, during)).toBe(false);
+    sim.faults.remove(stall);
+    expect(await visible(api, during)).toBe(true);
+  });
+
+  it('stalls only the environment the rule names', async () => {
+    const clock = testClock();
+    const sim = await startTestSimulator({ now: clock.now });
+    sim.faults.add({ environment: 'production', fault: { kind: 'ingest_stall' } });
+    const sandbox = client(`${sim.url}/env/sandbox`);
+    const production = client(`${sim.url}/env/production`);
+    // The stall begins when a request first sees it; sessions created after that are held back.
+    await production.get('/ping');
+    clock.advance(1);
+    const inSandbox = await tokenOf(sandbox);
+    const inProduction = await tokenOf(production);
+    clock.advance(60_000);
+    expect(await visible(sandbox, inSandbox)).toBe(true);
+    expect(await visible(production, inProduction)).toBe(false);
+  });
+});

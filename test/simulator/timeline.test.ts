@@ -188,7 +188,8 @@ describe('DEMO_TIMELINE', () => {
     const minutes = Array.from({ length: 30 }, (_, m) => m);
     const unhealthy = minutes.filter(
       (m) =>
-        kindsAt(m, 'sandbox').some((f) => f.kind !== 'latency') || maxLatency(m, 'sandbox') > 100,
+        kindsAt(m, 'sandbox').some((f) => f.kind !== 'latency' && f.kind !== 'ingest_stall') ||
+        maxLatency(m, 'sandbox') > 100,
     );
     expect(unhealthy.length).toBeLessThanOrEqual(12);
     const all = minutes.flatMap((m) => kindsAt(m, 'sandbox'));
@@ -196,6 +197,14 @@ describe('DEMO_TIMELINE', () => {
     expect(all.some((f) => f.kind === 'status' && f.status === 401)).toBe(true);
     expect(all.some((f) => f.kind === 'not_gone')).toBe(true);
     expect(Math.max(...minutes.map((m) => maxLatency(m, 'sandbox')))).toBeGreaterThan(500);
+  });
+
+  it("stalls the sandbox's analytics ingestion from minute 8 to 15, and only there", () => {
+    const minutes = Array.from({ length: 30 }, (_, m) => m);
+    const stalled = (m: number, env: string) =>
+      kindsAt(m, env).some((f) => f.kind === 'ingest_stall');
+    expect(minutes.filter((m) => stalled(m, 'sandbox'))).toEqual([8, 9, 10, 11, 12, 13, 14]);
+    expect(minutes.filter((m) => stalled(m, 'production'))).toEqual([]);
   });
 
   it('loops every DEMO_TIMELINE_PERIOD_MS', () => {

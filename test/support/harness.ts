@@ -60,16 +60,19 @@ export async function startTestSimulator(
 }
 
 /** An environment config with short intervals, for tests. */
-export type EnvironmentOverrides = Partial<Omit<EnvironmentConfig, 'lifecycle' | 'ping'>> & {
+export type EnvironmentOverrides = Partial<
+  Omit<EnvironmentConfig, 'lifecycle' | 'ping' | 'analytics'>
+> & {
   lifecycle?: Partial<EnvironmentConfig['lifecycle']>;
   ping?: Partial<EnvironmentConfig['ping']>;
+  analytics?: Partial<EnvironmentConfig['analytics']>;
 };
 
 export function testEnvironment(
   baseUrl: string,
   overrides: EnvironmentOverrides = {},
 ): EnvironmentConfig {
-  const { lifecycle, ping, ...rest } = overrides;
+  const { lifecycle, ping, analytics, ...rest } = overrides;
   return {
     name: 'production',
     baseUrl,
@@ -96,6 +99,20 @@ export function testEnvironment(
       campaignId: 'isa-monitor-test',
       addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
       ...lifecycle,
+    },
+    // Off, as in a file that does not mention it.
+    analytics: {
+      enabled: false,
+      intervalMs: 10_000,
+      timeoutMs: 8_000,
+      requestTimeoutMs: 2_000,
+      initialWindowMs: 3_600_000,
+      maxPages: 10,
+      maxLookups: 5,
+      campaignId: 'isa-monitor-test',
+      ingestLagBoundMs: 300_000,
+      ingestTimeoutMs: 1_800_000,
+      ...analytics,
     },
   };
 }

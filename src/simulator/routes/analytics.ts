@@ -72,6 +72,7 @@ export function analyticsRoutes(state: SimulatorState, now: () => number): Route
     const selected = records
       .filter(
         (r) =>
+          state.analyticsIngested(environment, r) &&
           (bounds.start_date === null || r.createdAt >= bounds.start_date) &&
           (bounds.end_date === null || r.createdAt <= bounds.end_date) &&
           (tokenIds.length === 0 || tokenIds.includes(r.sessionToken)) &&
@@ -103,7 +104,8 @@ export function analyticsRoutes(state: SimulatorState, now: () => number): Route
     const record = state
       .analyticsFor(environment, clientId ?? 'anonymous')
       .find((r) => r.id === id.toLowerCase() || r.sessionToken === id);
-    if (!record) {
+    // Not yet ingested is indistinguishable from unknown.
+    if (!record || !state.analyticsIngested(environment, record)) {
       sendError(res, 404, 'Session not found');
       return;
     }
