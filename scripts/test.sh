@@ -20,6 +20,21 @@ if ! command -v promtool >/dev/null || ! command -v prometheus-alertmanager >/de
 fi
 promtool --version | head -1
 
+step "tools: chromium (for the status page's browser test)"
+# Debian's chromium, driven by playwright-core; a browser is never downloaded.
+if ! [ -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    echo "chromium is missing. Install it as root, then run again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium" >&2
+    exit 1
+  fi
+fi
+/usr/bin/chromium --version 2>/dev/null | head -1
+
 step "build"
 npm run --silent build
 

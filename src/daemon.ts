@@ -18,6 +18,7 @@ import type { MeasurementEvent } from './measurement/messages.js';
 import { Recorder } from './metrics/recorder.js';
 import { createMetrics, type BuildInfo } from './metrics/registry.js';
 import { createServerApp } from './server/app.js';
+import { RunHistory } from './server/history.js';
 import { listenBounded } from './server/listen.js';
 import { StatusHistory } from './server/status.js';
 
@@ -57,12 +58,25 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const recorder = new Recorder(metrics);
   for (const env of config.environments) recorder.describeEnvironment(env);
   const status = new StatusHistory({ environments: config.environments.map((e) => e.name) });
+  const history = new RunHistory({
+    windowMs: config.history.windowMs,
+    runs: config.history.runs,
+    environments: config.environments.map((env) => ({
+      name: env.name,
+      thresholds: env.thresholds,
+      checks: CHECK_LIST.map((check) => {
+        const section = sectionOf(env, check);
+        return { name: check.name, enabled: section.enabled, intervalMs: section.intervalMs };
+      }),
+    })),
+  });
   let ready = false;
   let fail: (reason: string) => void = () => {};
   const failed = new Promise<string>((resolve) => (fail = resolve));
   const app = createServerApp({
     registry: metrics.registry,
     status,
+    history,
     isReady: () => ready,
     logger,
   });
@@ -74,13 +88,18 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   });
   const address = server.address() as AddressInfo;
   const url = `http://${formatHost(address.address)}:${address.port}`;
-  logger.info({ url }, 'serving /metrics, /healthz, /readyz and /api/status');
+  logger.info(
+    // `url` last: tests and scripts read it from the line right before the message.
+    { page: `${url}/`, url },
+    'serving /metrics, /healthz, /readyz, /api/status, /api/history and the status page at /',
+  );
 
   const onEvent = (event: MeasurementEvent): void => {
     switch (event.type) {
       case 'result':
         recorder.recordResult(event.result);
         status.add(event.result);
+        history.add(event.result);
         logRun(logger, event.result);
         break;
       case 'skip':
@@ -92,6 +111,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         break;
       case 'sessions_open':
         recorder.setSessionsOpen(event.environment, event.count);
+        history.setSessionsOpen(event.environment, event.count);
         break;
       case 'session_unrecoverable':
         metrics.syntheticSessionsUnrecoverable.inc({ environment: event.environment });

@@ -35,9 +35,7 @@ const REDACT_PATHS = [
 /** Creates the logger; `secrets` are replaced by `[REDACTED]` wherever they would appear. */
 export function createLogger(opts: LoggerOptions): Logger {
   const secrets = opts.secrets.filter((s) => s.length >= 4);
-  const usePretty =
-    opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
-  const destination = opts.destination ?? (usePretty ? prettyStream() : pino.destination(1));
+  const destination = opts.destination ?? standardDestination(opts.pretty);
   return pino(
     {
       level: opts.level,
@@ -49,6 +47,39 @@ export function createLogger(opts: LoggerOptions): Logger {
     },
     destination,
   );
+}
+
+/** Stdout: pino-pretty when `pretty` (by default: when stdout is a terminal), else JSON lines. */
+export function standardDestination(
+  usePretty: boolean = process.stdout.isTTY === true,
+): DestinationStream {
+  return usePretty ? prettyStream() : pino.destination(1);
+}
+
+/** A destination that holds its lines until `release()`. */
+export interface HeldDestination extends DestinationStream {
+  /** Writes the held lines to the target in order; every later line goes straight there. */
+  release(): void;
+}
+
+/**
+ * Holds every line written to it until `release()`. Demo mode writes its banner straight to the
+ * target and then releases: the banner is the first line even though it names a URL that only
+ * exists once the simulator and the daemon (which log while starting) are up.
+ */
+export function holdLines(target: DestinationStream): HeldDestination {
+  let held: string[] | null = [];
+  return {
+    write(line: string) {
+      if (held === null) target.write(line);
+      else held.push(line);
+    },
+    release() {
+      if (held === null) return;
+      for (const line of held) target.write(line);
+      held = null;
+    },
+  };
 }
 
 /** Replaces every occurrence of each secret in `text`. */

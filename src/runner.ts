@@ -131,6 +131,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     outcome: outcome.outcome,
     reason: outcome.reason,
     summary: opts.check.summary(outcome.facts),
+    details: opts.check.details?.(outcome.facts) ?? {},
     startedAt,
     durationMs: round(now() - start),
     steps,
@@ -145,7 +146,10 @@ function stepRecord(name: string, response: ApiResponse): StepRecord {
   if (response.transportError) error = response.transportError.message;
   else if (response.bodyError) error = `response body: ${response.bodyError}`;
   else if (response.statusCode !== null && response.statusCode >= 400) {
-    error = `HTTP ${response.statusCode}`;
+    // The API's own words help on-call; they stay text (bounded, sanitized by the client).
+    error = response.errorMessage
+      ? `HTTP ${response.statusCode}: ${response.errorMessage}`
+      : `HTTP ${response.statusCode}`;
   }
   return {
     name,

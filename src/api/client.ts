@@ -24,6 +24,7 @@ import type { Dispatcher } from 'undici';
 import type { Operation } from '../vocabulary.js';
 import {
   decodeBody,
+  extractErrorMessage,
   extractRequestId,
   flattenHeaders,
   INVALID_RETRY_AFTER,
@@ -130,6 +131,8 @@ export interface ApiResponse {
   serverTimingMs: number | null;
   /** The API's `request_id` from an error body (status >= 400). */
   requestId: string | null;
+  /** The API's `message` from an error body (status >= 400), sanitized and bounded. */
+  errorMessage?: string | null;
   /**
    * True when the call gave up at its deadline (or abort) with `lateAnswer` set: the answer is
    * still being read and will reach `lateAnswer.onAnswer`.
@@ -521,6 +524,7 @@ export class ApiClient {
       ...decoded,
       transportError: null,
       requestId: extractRequestId(statusCode, decoded.body, this.#redact),
+      errorMessage: extractErrorMessage(statusCode, decoded.body, this.#redact),
     };
   }
 }

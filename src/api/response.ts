@@ -80,22 +80,52 @@ export function snippet(text: string, redact: (text: string) => string): string 
   return sanitizeText(text, redact, MAX_SNIPPET_LENGTH);
 }
 
-const requestIdSchema = errorEnvelopeSchema.pick({ request_id: true });
+/** Longest API error message kept in a step record. */
+export const MAX_ERROR_MESSAGE_LENGTH = 200;
+
+const ENVELOPE_TEXT_FIELDS = {
+  request_id: errorEnvelopeSchema.pick({ request_id: true }),
+  message: errorEnvelopeSchema.pick({ message: true }),
+};
 
 /**
- * The API's `request_id` from the common error envelope, for support tickets. Only error
- * responses (status >= 400) carry one. Bounded in length and free of control characters.
+ * One text field of the common error envelope; only error responses (status >= 400) carry one.
+ * It comes from outside: bounded, single-line, free of control characters, shown as text only.
  */
+function envelopeText(
+  statusCode: number,
+  body: unknown,
+  redact: (text: string) => string,
+  field: keyof typeof ENVELOPE_TEXT_FIELDS,
+  maxLength: number,
+): string | null {
+  if (statusCode < 400) return null;
+  const parsed = ENVELOPE_TEXT_FIELDS[field].safeParse(body);
+  if (!parsed.success) return null;
+  const text = sanitizeText(
+    (parsed.data as Record<string, string>)[field] ?? '',
+    redact,
+    maxLength,
+  );
+  return text.length > 0 ? text : null;
+}
+
+/** The API's `request_id` from the common error envelope, for support tickets. */
 export function extractRequestId(
   statusCode: number,
   body: unknown,
   redact: (text: string) => string,
 ): string | null {
-  if (statusCode < 400) return null;
-  const parsed = requestIdSchema.safeParse(body);
-  if (!parsed.success) return null;
-  const id = sanitizeText(parsed.data.request_id, redact, 200);
-  return id.length > 0 ? id : null;
+  return envelopeText(statusCode, body, redact, 'request_id', 200);
+}
+
+/** The API's `message` from the common error envelope: what it said went wrong. */
+export function extractErrorMessage(
+  statusCode: number,
+  body: unknown,
+  redact: (text: string) => string,
+): string | null {
+  return envelopeText(statusCode, body, redact, 'message', MAX_ERROR_MESSAGE_LENGTH);
 }
 
 /** The API's own `Retry-After` for 429 (spec, "Limits"); also the meaning of an invalid header. */

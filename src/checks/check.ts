@@ -32,6 +32,33 @@ export interface StepRecord {
 /** The fields a check adds to its `check --json` document (snake_case keys, bounded values). */
 export type Summary = Readonly<Record<string, string | null>>;
 
+/**
+ * Measurements the status page shows beside the summary (snake_case keys; `_ms` for durations),
+ * e.g. a ping's phases. Small: every retained run keeps them.
+ */
+export type Details = Readonly<Record<string, number | null>>;
+
+/**
+ * How the status page presents a check. Every registered check gets a row of latest results and
+ * its failures listed; these add the richer panels, so the page itself names no check.
+ */
+export interface PageView {
+  /**
+   * This check's latest run is the environment's headline: up when it passed, and the value of
+   * this summary key (a latency class) in colour.
+   */
+  headline?: { classKey: string };
+  /** Chart the runs' durations against the environment's latency thresholds. */
+  latencyChart?: boolean;
+  /** Show the runs as a timeline whose entries expand to their step trace. */
+  timeline?: boolean;
+  /**
+   * Show how the retained runs spread over the values of a summary key (e.g. qualify outcomes),
+   * and the median and maximum of a duration detail (e.g. time to qualify).
+   */
+  distribution?: { key: string; label: string; durationKey?: string; durationLabel?: string };
+}
+
 /** What one run of one check in one environment found. Plain data: it crosses threads. */
 export interface CheckResult<Facts = unknown> {
   check: string;
@@ -41,6 +68,8 @@ export interface CheckResult<Facts = unknown> {
   reason: string | null;
   /** The check's summary fields (see `Check.summary`). */
   summary: Summary;
+  /** The check's measurements for the status page (see `Check.details`); absent when none. */
+  details?: Details;
   /** Unix time in ms when the run started. */
   startedAt: number;
   durationMs: number;
@@ -192,6 +221,10 @@ export interface Check<
   summary(facts: Facts | null): Summary;
   /** Facts for the last line of the `check` trace, e.g. `latency expected`. */
   trace(facts: Facts | null): string[];
+  /** Measurements for the status page and its history (e.g. phases); none when absent. */
+  details?(facts: Facts | null): Details;
+  /** How the status page presents the check (see `PageView`); a plain row when absent. */
+  page?: PageView;
   /** Options of `check <name> --base-url ...`, which builds a one-environment config. */
   adHoc?: AdHocOptions;
   /** Writes the facts of one run as metrics. */

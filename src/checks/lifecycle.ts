@@ -229,6 +229,16 @@ export const lifecycleCheck = defineCheck({
     service_data_set: facts?.serviceDataSet ?? null,
   }),
   trace: (facts) => (facts?.qualifyOutcome ? [`qualify_status ${facts.qualifyOutcome}`] : []),
+  details: (facts) => ({ qualify_ms: facts?.qualifyDurationMs ?? null }),
+  page: {
+    timeline: true,
+    distribution: {
+      key: 'qualify_status',
+      label: 'Qualify outcomes',
+      durationKey: 'qualify_ms',
+      durationLabel: 'Time to qualify',
+    },
+  },
   adHoc: {
     options: { address: { type: 'string' }, expect: { type: 'string' } },
     usage: `  --address ADDR        lifecycle: "STREET1, ZIP", "STREET1, CITY, STATE" or a JSON

@@ -136,6 +136,9 @@ export const pingCheck = defineCheck({
   },
   summary: (facts) => ({ latency_class: facts?.latencyClass ?? null }),
   trace: (facts) => (facts?.latencyClass ? [`latency ${facts.latencyClass}`] : []),
+  details: (facts) =>
+    Object.fromEntries(phaseDurations(facts?.phases).map(([phase, ms]) => [`${phase}_ms`, ms])),
+  page: { headline: { classKey: 'latency_class' }, latencyChart: true },
   record(facts, sink, times) {
     sink.inc(metrics.pingAttempts, { result: facts.result });
     // Every attempt, timeouts included at their elapsed time: a hanging API is also a slow one.

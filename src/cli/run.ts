@@ -1,7 +1,7 @@
-import type { Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { formatProblems, isDemoMode, loadConfig, type MonitorConfig } from '../config/index.js';
 import { startDaemon } from '../daemon.js';
-import { createLogger } from '../logging.js';
+import { createLogger, holdLines, standardDestination, type HeldDestination } from '../logging.js';
 import { VERSION, buildInfo } from '../version.js';
 import type { Demo } from './demo.js';
 import { EXIT, parse, UsageError, type CliIO } from './io.js';
@@ -27,21 +27,25 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   let config: MonitorConfig;
   let demo: Demo | undefined;
   let logger: Logger;
+  // Demo mode's banner must be the first line, yet it names the bound status URL: the lines of
+  // the start-up are held until the banner is out.
+  let held: HeldDestination | undefined;
+  let stdout: DestinationStream | undefined;
   if (isDemoMode({ configFile, env: io.env })) {
-    const bootLogger = createLogger({ level: values['log-level'] ?? 'info', secrets: [] });
+    stdout = standardDestination();
+    held = holdLines(stdout);
+    const level = values['log-level'] ?? 'info';
+    const bootLogger = createLogger({ level, secrets: [], destination: held });
     // The simulator is loaded only here: outside demo mode the daemon never holds it.
     const { startDemo } = await import('./demo.js');
-    demo = await startDemo(bootLogger, listen ?? DEMO_LISTEN);
+    try {
+      demo = await startDemo(bootLogger, listen ?? DEMO_LISTEN);
+    } catch (err) {
+      held.release();
+      throw err;
+    }
     config = demo.config;
-    logger = createLogger({ level: values['log-level'] ?? 'info', secrets: demo.apiKeys });
-    logger.warn(
-      {
-        simulator: demo.simulator.url,
-        metrics: `http://${config.listen.host}:${config.listen.port}/metrics`,
-      },
-      'DEMO MODE: watching an embedded ISA API simulator with a scripted fault timeline, not a real API. ' +
-        'Pass --config FILE (or set ISA_MONITOR_CONFIG) to monitor real environments.',
-    );
+    logger = createLogger({ level, secrets: demo.apiKeys, destination: held });
   } else {
     const loaded = loadConfig({ configFile, env: io.env, cwd: io.cwd });
     if (!loaded.ok) {
@@ -64,10 +68,25 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   try {
     daemon = await startDaemon({ config, logger, build: buildInfo() });
   } catch (err) {
+    held?.release();
     logger.error({ err }, 'could not start');
     logger.flush();
     await demo?.simulator.close();
     return 1;
+  }
+  if (demo && held && stdout) {
+    createLogger({ level: 'warn', secrets: demo.apiKeys, destination: stdout }).warn(
+      {
+        page: `${daemon.url}/`,
+        status: `${daemon.url}/api/status`,
+        metrics: `${daemon.url}/metrics`,
+        simulator: demo.simulator.url,
+      },
+      `DEMO MODE: open the status page at ${daemon.url}/ to watch an embedded ISA API simulator ` +
+        'play a scripted fault timeline (not a real API). ' +
+        'Pass --config FILE (or set ISA_MONITOR_CONFIG) to monitor real environments.',
+    );
+    held.release();
   }
   const stop = await Promise.race([
     io.waitForStop().then((signal) => ({ signal, failure: null })),

@@ -66,6 +66,8 @@ export interface MonitorConfig {
   stateFile: string;
   logLevel: string;
   shutdownTimeoutMs: number;
+  /** The status page's history per environment and check (`server/history.ts`). */
+  history: { windowMs: number; runs: number };
   environments: EnvironmentConfig[];
 }
 
@@ -266,6 +268,7 @@ function toMonitorConfig(
     stateFile,
     logLevel: doc.log.level,
     shutdownTimeoutMs: doc.shutdown_timeout,
+    history: { windowMs: doc.history.window, runs: doc.history.runs },
     environments: doc.environments.map((env) => {
       const secret = secrets.get(env);
       // The API-key rule stores a key for every environment that passed; a parse that succeeded

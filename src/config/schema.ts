@@ -34,6 +34,7 @@ export const DEFAULTS = {
   stateFile: '.isa-monitor/sessions.json',
   logLevel: 'info',
   shutdownTimeout: '10s',
+  history: { window: '24h', runs: 100 },
   thresholds: { expected: '100ms', warning: '500ms', critical: '1000ms' },
   requestBudgetPerSecond: 1,
 } as const;
@@ -156,6 +157,12 @@ export function buildConfigSchema(ctx: SchemaContext) {
     state_file: z.string().min(1).optional(),
     log: z.strictObject({ level: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel) }).prefault({}),
     shutdown_timeout: positiveDuration().prefault(DEFAULTS.shutdownTimeout),
+    history: z
+      .strictObject({
+        window: positiveDuration().prefault(DEFAULTS.history.window),
+        runs: z.number().int().min(1).max(1000).default(DEFAULTS.history.runs),
+      })
+      .prefault({}),
     environments: z
       .array(environmentSchema, {
         error: (issue) =>

@@ -1,41 +1,47 @@
 /**
- * The daemon's HTTP app (contract §3): `/metrics`, `/healthz`, `/readyz`, `/api/status` and a small
- * index page. A factory without `listen()`, so tests and the daemon choose the socket.
+ * The daemon's HTTP app (contract §3): `/metrics`, `/healthz`, `/readyz`, `/api/status`,
+ * `/api/history` and the status page at `/` (also `/status`). A factory without `listen()`, so
+ * tests and the daemon choose the socket. Read-only: every path answers GET and HEAD only.
  * Serving never throws: every failure is logged through the injected logger and answered with 500.
  */
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pino, type Logger } from 'pino';
 import type { Registry, RegistryContentType } from 'prom-client';
 import { CONTENT_TYPES, OFFERED_MEDIA_TYPES, formatFor, renderMetrics } from './exposition.js';
+import { findCheck } from '../checks/index.js';
+import { RunHistory, type HistoryQuery } from './history.js';
+import { loadPage, pageRoutes, securityHeaders } from './page.js';
 import type { StatusHistory } from './status.js';
 
 export interface ServerAppOptions {
   /** The registry to expose (either content type); it is read, never modified. */
   registry: Registry<RegistryContentType>;
   status: StatusHistory;
+  /** The status page's history (`/api/history`); empty when absent. */
+  history?: RunHistory;
+  /** Directory of the built page (index.html, app.js, ...); by default `dist/web/`. */
+  webRoot?: string;
   /** True once config is loaded and schedules run; false before and during shutdown. */
   isReady: () => boolean;
   logger?: Logger;
 }
 
 const ENDPOINTS = [
+  { path: '/', what: 'the status page (also /status)' },
   { path: '/metrics', what: 'Prometheus metrics (OpenMetrics when asked for by Accept)' },
   { path: '/healthz', what: 'liveness: 200 while the process runs' },
   { path: '/readyz', what: 'readiness: 200 while schedules run, 503 before and during shutdown' },
   { path: '/api/status', what: 'JSON: the last runs of every check with their steps' },
+  {
+    path: '/api/history',
+    what: 'JSON: the history behind the status page (?environment=&check=&after=&limit=)',
+  },
 ] as const;
 
-const INDEX_HTML = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>isa-monitor</title></head>
-<body>
-<h1>isa-monitor</h1>
-<ul>
-${ENDPOINTS.map((e) => `<li><a href="${e.path.slice(1)}">${e.path}</a>: ${e.what}</li>`).join('\n')}
-</ul>
-</body>
-</html>
-`;
+/** Most samples and runs per check one `/api/history` answer carries (`limit` default and cap). */
+export const MAX_HISTORY_LIMIT = 5000;
 
 /** Creates the express app serving the daemon's endpoints (no `listen()`). */
 export function createServerApp(opts: ServerAppOptions): Express {
@@ -46,12 +52,12 @@ export function createServerApp(opts: ServerAppOptions): Express {
   app.set('etag', false);
   app.use((_req, res, next) => {
     res.set('Cache-Control', 'no-store');
+    securityHeaders(res);
     next();
   });
 
-  app.get('/', (_req, res) => {
-    res.type('html').send(INDEX_HTML);
-  });
+  pageRoutes(app, loadPage(opts.webRoot));
+  const history = opts.history ?? new RunHistory({ windowMs: 0, runs: 0, environments: [] });
 
   app.get('/metrics', async (req, res) => {
     const format = formatFor(req.accepts([...OFFERED_MEDIA_TYPES]));
@@ -82,8 +88,17 @@ export function createServerApp(opts: ServerAppOptions): Express {
     res.json(opts.status.snapshot());
   });
 
+  app.get('/api/history', async (req, res) => {
+    const query = historyQuery(req.query, history);
+    if ('problem' in query) {
+      res.status(query.status).json({ error: query.problem });
+      return;
+    }
+    await sendCompressible(req, res, JSON.stringify(history.document(query)));
+  });
+
   // Known paths answer other methods with 405 and the methods they allow.
-  for (const path of ['/', ...ENDPOINTS.map((e) => e.path)]) {
+  for (const path of [...ENDPOINTS.map((e) => e.path), '/status', '/assets/:name']) {
     app.all(path, (_req, res) => {
       res.set('Allow', 'GET, HEAD').status(405).json({ error: 'method not allowed' });
     });
@@ -107,6 +122,68 @@ export function createServerApp(opts: ServerAppOptions): Express {
   });
 
   return app;
+}
+
+const gzipAsync = promisify(gzip);
+
+/**
+ * Sends a JSON body, gzipped when the client takes it and it is worth it: the full history is
+ * hundreds of kilobytes of repetitive JSON that compresses about tenfold.
+ */
+async function sendCompressible(req: Request, res: Response, json: string): Promise<void> {
+  res.vary('Accept-Encoding');
+  res.type('application/json');
+  if (json.length < 1024 || req.acceptsEncodings('gzip', 'identity') !== 'gzip') {
+    res.send(json);
+    return;
+  }
+  const body = await gzipAsync(json);
+  res.set('Content-Encoding', 'gzip').send(body);
+}
+
+/**
+ * The `/api/history` filters. Problems name the parameter, never echo its value; an unknown
+ * environment or check is a 404 like an unknown path.
+ */
+function historyQuery(
+  raw: Request['query'],
+  history: RunHistory,
+): HistoryQuery | { problem: string; status: number } {
+  const one = (name: string): string | undefined | null => {
+    const value = raw[name];
+    if (value === undefined) return undefined;
+    return typeof value === 'string' ? value : null;
+  };
+  const environment = one('environment');
+  const check = one('check');
+  const after = one('after');
+  const limit = one('limit');
+  if ([environment, check, after, limit].includes(null)) {
+    return { problem: 'each parameter may be given once', status: 400 };
+  }
+  const query: HistoryQuery = { limit: MAX_HISTORY_LIMIT };
+  if (environment !== undefined && environment !== null) {
+    if (!history.hasEnvironment(environment))
+      return { problem: 'no such environment', status: 404 };
+    query.environment = environment;
+  }
+  if (check !== undefined && check !== null) {
+    if (findCheck(check) === undefined) return { problem: 'no such check', status: 404 };
+    query.check = check;
+  }
+  if (after !== undefined && after !== null) {
+    if (!/^\d{1,15}$/.test(after))
+      return { problem: 'after must be a sequence number', status: 400 };
+    query.after = Number(after);
+  }
+  if (limit !== undefined && limit !== null) {
+    const n = /^\d{1,6}$/.test(limit) ? Number(limit) : 0;
+    if (n < 1 || n > MAX_HISTORY_LIMIT) {
+      return { problem: `limit must be an integer from 1 to ${MAX_HISTORY_LIMIT}`, status: 400 };
+    }
+    query.limit = n;
+  }
+  return query;
 }
 
 function clientErrorStatus(err: unknown): number | null {

@@ -278,7 +278,10 @@ const MAINTENANCE_PAGE =
 function applyTerminalFault(fault: TerminalFault, req: Request, res: Response): void {
   switch (fault.kind) {
     case 'status':
-      sendStatusFault(res, fault.status, fault.retryAfterSeconds);
+      sendStatusFault(res, fault.status, fault.retryAfterSeconds, {
+        ...(fault.message !== undefined ? { message: fault.message } : {}),
+        ...(fault.requestId !== undefined ? { requestId: fault.requestId } : {}),
+      });
       return;
     case 'hang':
       // Never answer: the socket stays open until the client gives up or the server closes.

@@ -49,6 +49,9 @@ export const faultSchema = z.discriminatedUnion('kind', [
     kind: z.literal('status'),
     status: z.literal(FAULT_STATUSES),
     retryAfterSeconds: z.number().int().min(0).optional(),
+    // Whatever text an API might send, hostile included: clients must show it as inert text.
+    message: z.string().max(100_000).optional(),
+    requestId: z.string().max(100_000).optional(),
   }),
   z.strictObject({ kind: z.literal('hang') }),
   z.strictObject({ kind: z.literal('reset') }),

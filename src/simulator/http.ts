@@ -74,6 +74,8 @@ export interface ErrorOptions {
   requestStatus?: RequestStatus;
   errors?: Record<string, string[]>;
   retryAfterSeconds?: number;
+  /** Replaces the request's own id in the body (a `status` fault's hostile `requestId`). */
+  requestId?: string;
 }
 
 /** Sends the common error envelope `{message, request_status, request_id}` (+ `errors`). */
@@ -86,7 +88,7 @@ export function sendError(
   const body: ErrorEnvelope = {
     message,
     request_status: opts.requestStatus ?? (status >= 500 ? 'error' : 'warning'),
-    request_id: ctx(res).requestId,
+    request_id: opts.requestId ?? ctx(res).requestId,
     ...(opts.errors ? { errors: opts.errors } : {}),
   };
   if (opts.retryAfterSeconds !== undefined)
@@ -189,6 +191,7 @@ export function sendStatusFault(
   res: Response,
   status: number,
   retryAfterSeconds: number | undefined,
+  envelope: { message?: string; requestId?: string } = {},
 ): void {
   const endpoint = ctx(res).endpoint;
   if (status === 415) {
@@ -215,7 +218,8 @@ export function sendStatusFault(
     sendRateLimited(res, retryAfterSeconds ?? RATE_LIMIT_RETRY_AFTER_SECONDS);
     return;
   }
-  sendError(res, status, STATUS_MESSAGES[status] ?? `HTTP ${status}`, {
+  sendError(res, status, envelope.message ?? STATUS_MESSAGES[status] ?? `HTTP ${status}`, {
+    ...(envelope.requestId !== undefined ? { requestId: envelope.requestId } : {}),
     ...(status === 422 ? { errors: { base: ['address could not be processed'] } } : {}),
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   decodeBody,
+  extractErrorMessage,
   extractRequestId,
   flattenHeaders,
   isJsonContentType,
@@ -111,6 +112,23 @@ describe('extractRequestId', () => {
     const id = extractRequestId(400, { request_id: `a\nb${'c'.repeat(500)}` }, none);
     expect(id?.startsWith('a b')).toBe(true);
     expect(id?.length).toBeLessThanOrEqual(200);
+  });
+});
+
+describe('extractErrorMessage', () => {
+  it('keeps the envelope message of an error, single-line, bounded and without the key', () => {
+    const redact = redactor('secret-key-123');
+    const message = `<b>down</b>\n\tfor secret-key-123 ${'x'.repeat(500)}`;
+    const text = extractErrorMessage(
+      503,
+      { message, request_status: 'error', request_id: 'r' },
+      redact,
+    );
+    expect(text?.startsWith('<b>down</b> for [redacted] xxx')).toBe(true);
+    expect(text).toHaveLength(200);
+    expect(extractErrorMessage(200, { message: 'ok' }, none)).toBeNull();
+    expect(extractErrorMessage(500, { message: 7 }, none)).toBeNull();
+    expect(extractErrorMessage(500, '<html>', none)).toBeNull();
   });
 });
 

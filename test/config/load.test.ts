@@ -61,6 +61,7 @@ describe('defaults', () => {
       stateFile: '/srv/monitor/.isa-monitor/sessions.json',
       logLevel: 'info',
       shutdownTimeoutMs: 10_000,
+      history: { windowMs: 86_400_000, runs: 100 },
       environments: [
         {
           name: 'production',

@@ -8,19 +8,26 @@ describe('demo mode', () => {
   it('starts without config, says so first, and both environments move within a minute', async () => {
     daemon = startDaemonProcess(['--listen', '127.0.0.1:0']);
     const url = await daemon.url;
-    const firstLine = JSON.parse(
-      daemon
-        .output()
-        .split('\n')
-        .find((l) => l.includes('DEMO MODE')) ?? '{}',
-    ) as {
+    // The very first line, before the simulator's and the daemon's start-up lines, names the
+    // status page at the address actually bound (the port was 0).
+    const lines = daemon
+      .output()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    const first = JSON.parse(lines[0] ?? '{}') as {
       level?: number;
+      msg?: string;
+      status?: string;
+      page?: string;
     };
-    expect(firstLine.level).toBeGreaterThanOrEqual(40);
-    // Within the first lines, before anything else the daemon does.
-    expect(daemon.output().indexOf('DEMO MODE')).toBeLessThan(
-      daemon.output().indexOf('serving /metrics'),
-    );
+    expect(first.msg).toMatch(/^DEMO MODE/);
+    expect(first.msg).toContain(`${url}/`);
+    expect(first.level).toBeGreaterThanOrEqual(40);
+    expect(first.page).toBe(`${url}/`);
+    expect(first.status).toBe(`${url}/api/status`);
+    expect((await fetch(first.page ?? '')).headers.get('content-type')).toMatch(/^text\/html/);
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines.filter((l) => l.includes('DEMO MODE'))).toHaveLength(1);
 
     const attempts = async (environment: string): Promise<number> => {
       const text = await (await fetch(`${url}/metrics`)).text();

@@ -17,6 +17,7 @@ async function config(): Promise<MonitorConfig> {
     stateFile: join(await mkdtemp(join(tmpdir(), 'isa-host-')), 'sessions.json'),
     logLevel: 'info',
     shutdownTimeoutMs: 1_000,
+    history: { windowMs: 86_400_000, runs: 100 },
     environments: [testEnvironment('http://127.0.0.1:9')],
   };
 }

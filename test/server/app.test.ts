@@ -222,16 +222,6 @@ describe('GET /api/status', () => {
 });
 
 describe('index and unknown paths', () => {
-  it('serves an HTML index linking every endpoint', async () => {
-    const { url } = await start();
-    const res = await fetch(`${url}/`);
-    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    const html = await res.text();
-    for (const path of ['metrics', 'healthz', 'readyz', 'api/status']) {
-      expect(html).toContain(`href="${path}"`);
-    }
-  });
-
   it('answers unknown paths with a JSON 404 that does not echo the path', async () => {
     const { url } = await start();
     const res = await fetch(`${url}/metrics-and-<script>`);

@@ -1,0 +1,315 @@
+/// <reference lib="dom" />
+/**
+ * The status page in a real browser (Debian's chromium through playwright-core): the simulator
+ * and the daemon on loopback, the page as a user opens it. Screenshots at 1280 and 390 px (light
+ * and dark) go to test-results/screenshots/.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateConfigDocument } from '../../src/config/index.js';
+import { startDaemon, type Daemon } from '../../src/daemon.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { launchChromium, type RunningBrowser } from '../support/browser.js';
+import { eventually } from '../support/cli.js';
+
+const KEY = 'page-key-0f1e2d3c4b5a6978';
+const SHOTS = 'test-results/screenshots';
+/** The page polls every second here (`?refresh=1`); the demo and users get 5 s. */
+const REFRESH_MS = 1000;
+
+/** What a hostile API could put in an error body: markup, attribute breakers, controls, length. */
+const HOSTILE_MESSAGE =
+  `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> "'><b>bold</b> ` +
+  `\u202Eevil\u202C \u200Bhidden ${'A'.repeat(400)}`;
+const HOSTILE_ID = `"><svg onload=window.__pwned=3>\u202E${'9'.repeat(300)}`;
+
+let sim: RunningSimulator;
+let daemon: Daemon;
+let chromium: RunningBrowser;
+let page: Page;
+const problems: string[] = [];
+const transferred: Array<{ url: string; bytes: number }> = [];
+
+beforeAll(async () => {
+  // The page as `npm run build` makes it (fast: one esbuild bundle).
+  await promisify(execFile)(process.execPath, ['web/build.mjs']);
+  await mkdir(SHOTS, { recursive: true });
+  sim = await startSimulator({ apiKeys: [KEY], qualifyDelayMs: 150 });
+  // Sandbox's session reads fail with hostile text, so its failures show it.
+  sim.faults.add({
+    environment: 'sandbox',
+    endpoint: 'get_session',
+    count: 3,
+    fault: { kind: 'status', status: 500, message: HOSTILE_MESSAGE, requestId: HOSTILE_ID },
+  });
+  const loaded = validateConfigDocument(
+    {
+      listen: { host: '127.0.0.1', port: 0 },
+      state_file: `${process.env['TMPDIR'] ?? '/tmp'}/isa-page-${process.pid}/sessions.json`,
+      shutdown_timeout: '3s',
+      environments: ['sandbox', 'production'].map((name) => ({
+        name,
+        base_url: `${sim.url}/env/${name}`,
+        api_key_env: 'PAGE_KEY',
+        request_budget_per_second: 20,
+        // Scaled down so a critical ping still answers inside a 1 s ping interval.
+        thresholds: { expected: '100ms', warning: '250ms', critical: '400ms' },
+        ping: { interval: '1s', timeout: '900ms' },
+        lifecycle: {
+          interval: '2s',
+          timeout: '1800ms',
+          poll_interval: '100ms',
+          poll_timeout: '1s',
+          addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
+        },
+      })),
+    },
+    { env: { PAGE_KEY: KEY } },
+  );
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  daemon = await startDaemon({
+    config: loaded.config,
+    logger: pino({ enabled: false }),
+    build: { version: 'test', revision: 'test', nodejs: process.version },
+  });
+  chromium = await launchChromium();
+  page = await chromium.context.newPage();
+  page.setDefaultTimeout(20_000);
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('requestfailed', (req) => {
+    // Hiding the tab aborts a poll on purpose; nothing else may fail.
+    if (req.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`failed: ${req.url()}`);
+  });
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
+  });
+  page.on('requestfinished', (req) => {
+    void req
+      .sizes()
+      .then((s) =>
+        transferred.push({ url: req.url(), bytes: s.responseBodySize + s.responseHeadersSize }),
+      );
+  });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}, 120_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await daemon?.stop();
+  await sim?.close();
+});
+
+const env = (name: string) => page.locator(`section[data-environment="${name}"]`);
+
+async function historyPings(
+  environment: string,
+): Promise<Array<{ summary: Record<string, string | null> }>> {
+  const doc = (await (
+    await fetch(`${daemon.url}/api/history?environment=${environment}`)
+  ).json()) as {
+    environments: Record<
+      string,
+      { checks: Record<string, { samples: Array<{ summary: Record<string, string | null> }> }> }
+    >;
+  };
+  const checks = doc.environments[environment]?.checks ?? {};
+  // The chart's check: the one whose samples carry a latency class.
+  return (
+    Object.values(checks).find((c) => c.samples.some((s) => 'latency_class' in s.summary))
+      ?.samples ?? []
+  );
+}
+
+describe('the status page', () => {
+  it('loads both environments with no console errors and no failed requests', async () => {
+    await page.goto(`${daemon.url}/?refresh=${REFRESH_MS / 1000}`);
+    for (const name of ['sandbox', 'production']) {
+      await env(name).locator('[data-testid="up"][data-state="up"]').waitFor();
+      await env(name).locator('[data-testid="run"]').first().waitFor();
+    }
+    await expect(page.title()).resolves.toContain('ISA API status');
+    expect(await page.locator('h1').count()).toBe(1);
+    expect(await page.locator('h2').allTextContents()).toEqual(['sandbox', 'production']);
+    expect(await page.locator('main').count()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it('renders a row for every check of the registry', async () => {
+    const doc = (await (await fetch(`${daemon.url}/api/history`)).json()) as {
+      checks: Array<{ name: string }>;
+    };
+    const rows = await env('production')
+      .locator('[data-testid="checks"] tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-check')));
+    expect(rows).toEqual(doc.checks.map((c) => c.name));
+  });
+
+  it('turns an environment critical within one refresh of a latency fault, and back on recovery', async () => {
+    const production = env('production');
+    const fault = sim.faults.add({
+      environment: 'production',
+      endpoint: 'ping',
+      fault: { kind: 'latency', ms: 550 },
+    });
+    await eventually(
+      async () =>
+        (await historyPings('production')).at(-1)?.summary['latency_class'] === 'critical',
+      20_000,
+      'a critical ping in the history',
+    );
+    await production
+      .locator('[data-testid="latency-class"][data-class="critical"]')
+      .waitFor({ timeout: REFRESH_MS + 4000 });
+    expect(
+      await env('sandbox').locator('[data-testid="latency-class"]').getAttribute('data-class'),
+    ).not.toBe('critical');
+    await page.screenshot({ path: `${SHOTS}/status-critical-1280.png`, fullPage: true });
+
+    sim.faults.remove(fault);
+    await eventually(
+      async () =>
+        (await historyPings('production')).at(-1)?.summary['latency_class'] === 'expected',
+      20_000,
+      'a recovered ping in the history',
+    );
+    await production
+      .locator('[data-testid="latency-class"][data-class="expected"]')
+      .waitFor({ timeout: REFRESH_MS + 4000 });
+    await production.locator('[data-testid="up"][data-state="up"]').waitFor();
+  });
+
+  it('expands a run to its step trace, by mouse and by keyboard', async () => {
+    const production = env('production');
+    const run = production.locator('[data-testid="run"]').last();
+    await run.click();
+    const trace = production.locator('[data-testid="trace"]').first();
+    await trace.locator('tbody tr').first().waitFor();
+    const steps = await trace.locator('tbody tr td:first-child').allTextContents();
+    expect(steps.length).toBeGreaterThanOrEqual(4);
+    expect(steps[0]).toBe('create');
+    expect(await trace.locator('th').allTextContents()).toEqual([
+      'step',
+      'method',
+      'path',
+      'status',
+      'duration',
+      'request_id',
+      'error',
+    ]);
+    // Collapse with the keyboard: the focus survives the refreshes in between.
+    const expanded = production.locator('[data-testid="run"][aria-expanded="true"]');
+    await expanded.focus();
+    await page.keyboard.press('Enter');
+    await production
+      .locator('[data-testid="run"][aria-expanded="true"]')
+      .waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'run');
+  });
+
+  it('shows hostile strings from the API as inert text', async () => {
+    const sandbox = env('sandbox');
+    // The failure list shows the failing step's error and request_id.
+    const failure = sandbox.locator('[data-testid="failures"] li', { hasText: 'onerror' }).first();
+    await failure.waitFor();
+    const shown = await failure.textContent();
+    expect(shown).toContain('<script>window.__pwned=1</script>');
+    expect(shown).toContain('<svg onload=window.__pwned=3>');
+    // Direction and invisible characters are shown, not obeyed.
+    expect(shown).toContain('⟨U+202E⟩');
+    expect(shown).toContain('⟨U+200B⟩');
+    expect(shown).not.toContain('\u202E');
+    // The failed run's trace too (on a loaded machine other runs may fail too: find the one).
+    const failed = sandbox.locator('[data-testid="run"].fail');
+    let ids: string[] = [];
+    for (let i = 0; i < (await failed.count()); i++) {
+      await failed.nth(i).click();
+      await sandbox.locator('[data-testid="trace"] tbody tr').first().waitFor();
+      ids = await sandbox.locator('[data-testid="request-id"]').allTextContents();
+      if (ids.some((id) => id.includes('"><svg onload='))) break;
+    }
+    expect(ids.some((id) => id.includes('"><svg onload='))).toBe(true);
+    const injected = await page.evaluate(() => ({
+      pwned: (window as unknown as { __pwned?: number }).__pwned ?? null,
+      scripts: document.scripts.length,
+      images: document.images.length,
+      svgs: document.querySelectorAll('main svg').length,
+      bold: document.querySelectorAll('main b').length,
+    }));
+    expect(injected).toEqual({ pwned: null, scripts: 1, images: 0, svgs: 0, bold: 0 });
+    await page.screenshot({ path: `${SHOTS}/status-1280.png`, fullPage: true });
+  });
+
+  it('fits 390 px without horizontal scrolling, in light and dark', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForFunction(
+      () => document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+    );
+    const widths = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    await page.screenshot({ path: `${SHOTS}/status-390.png`, fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: `${SHOTS}/status-390-dark.png`, fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.screenshot({ path: `${SHOTS}/status-1280-dark.png`, fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('stops polling while the tab is hidden', async () => {
+    const polls = (): number => transferred.filter((t) => t.url.includes('/api/history')).length;
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    const before = polls();
+    // Three refresh periods pass in the page's own clock (a timer in the page, not a test sleep).
+    await page.evaluate((ms) => new Promise((r) => setTimeout(r, ms)), REFRESH_MS * 3);
+    expect(polls()).toBe(before);
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await eventually(() => polls() > before, 10_000, 'a poll after the tab is visible again');
+    expect(problems).toEqual([]);
+  });
+
+  it('reports the page weight: first load and per refresh', async () => {
+    const fresh = await chromium.context.newPage();
+    const sizes: Array<{ url: string; bytes: number }> = [];
+    fresh.on('requestfinished', (req) => {
+      void req
+        .sizes()
+        .then((s) =>
+          sizes.push({ url: req.url(), bytes: s.responseBodySize + s.responseHeadersSize }),
+        );
+    });
+    await fresh.goto(`${daemon.url}/?refresh=${REFRESH_MS / 1000}`);
+    await fresh.locator('[data-testid="run"]').first().waitFor();
+    await eventually(
+      () => sizes.filter((s) => s.url.includes('/api/history?after=')).length >= 3,
+      15_000,
+      'three refreshes',
+    );
+    await fresh.close();
+    const first = sizes.filter((s) => !s.url.includes('?after='));
+    const refreshes = sizes.filter((s) => s.url.includes('?after='));
+    const firstBytes = first.reduce((sum, s) => sum + s.bytes, 0);
+    const perRefresh = refreshes.reduce((sum, s) => sum + s.bytes, 0) / refreshes.length;
+    console.log(
+      `status page weight: first load ${firstBytes} bytes in ${first.length} requests ` +
+        `(${first.map((s) => `${new URL(s.url).pathname} ${s.bytes}`).join(', ')}); ` +
+        `per refresh ${Math.round(perRefresh)} bytes (2 environments, 1 s pings)`,
+    );
+    expect(first.length).toBeGreaterThanOrEqual(4);
+    expect(firstBytes).toBeLessThan(250_000);
+  });
+});

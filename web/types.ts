@@ -1,0 +1,17 @@
+/**
+ * The `/api/history` document as the page reads it: the server's own types, so the two cannot
+ * drift apart (type-only imports; nothing of the server is bundled).
+ */
+export type { Details, PageView, Summary } from '../src/checks/check.js';
+export type { CheckStepJson as Step } from '../src/server/status.js';
+export type {
+  CheckHistoryJson as CheckHistory,
+  HistoryDocument,
+  HistoryRun as Run,
+  HistorySample as Sample,
+} from '../src/server/history.js';
+
+import type { HistoryDocument } from '../src/server/history.js';
+
+export type EnvironmentHistory = HistoryDocument['environments'][string];
+export type CheckInfo = HistoryDocument['checks'][number];
