@@ -88,13 +88,13 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
       await admit(opts.gate, opts.budget, { signal, maxWaitMs });
     },
     sleep: (ms) => delay(ms, undefined, { signal }),
-    step(name, response) {
+    step(name, response, expectedStatus) {
       opts.gate.observe(response.statusCode, response.retryAfterMs);
       responses.push({
         operation: response.operation,
         code: response.statusCode === null ? 'none' : String(response.statusCode),
       });
-      const record = stepRecord(name, response);
+      const record = stepRecord(name, response, expectedStatus);
       steps.push(record);
       return record;
     },
@@ -141,11 +141,16 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   };
 }
 
-function stepRecord(name: string, response: ApiResponse): StepRecord {
+function stepRecord(
+  name: string,
+  response: ApiResponse,
+  expectedStatus?: (statusCode: number) => boolean,
+): StepRecord {
   let error: string | null = null;
+  const status = response.statusCode;
   if (response.transportError) error = response.transportError.message;
   else if (response.bodyError) error = `response body: ${response.bodyError}`;
-  else if (response.statusCode !== null && response.statusCode >= 400) {
+  else if (status !== null && status >= 400 && !(expectedStatus?.(status) ?? false)) {
     // The API's own words help on-call; they stay text (bounded, sanitized by the client).
     error = response.errorMessage
       ? `HTTP ${response.statusCode}: ${response.errorMessage}`

@@ -16,6 +16,9 @@ export const OPERATIONS = [
   'verify_gone',
   'list_analytics_sessions',
   'get_analytics_session',
+  'service_providers',
+  'coverage',
+  'coverage_no_geography',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -34,6 +37,9 @@ export const CONTRACT_CHECKS = [
   'closed_session_gone',
   'response_schema',
   'session_token_header',
+  'provider_order',
+  'matched_areas',
+  'geography_required',
 ] as const;
 export type ContractCheck = (typeof CONTRACT_CHECKS)[number];
 export const CONTRACT_RESULTS = ['pass', 'fail', 'error'] as const;

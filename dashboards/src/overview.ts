@@ -699,6 +699,94 @@ function contractSection() {
   };
 }
 
+function referenceDataSection() {
+  const listed = linePanel({
+    title: 'Providers listed',
+    description:
+      'Providers in the latest valid GET /service_providers answer, by record type (fcc_provider, supplemental_brand). Fetched every 15 minutes by default and held until the next fetch. An empty list, or one that lost more than 20 % of the largest list of the last 6 hours, is IsaProviderListShrank.',
+    unit: 'short',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, type) (${select(METRICS.providersListed)})`,
+        legend: '{{environment}} {{type}}',
+      },
+    ],
+  })
+    .lineInterpolation(LineInterpolation.StepAfter)
+    .decimals(0)
+    .min(0);
+
+  const listChanges = countBarsPanel({
+    title: 'Provider list changes and checks',
+    description:
+      'Fetches whose provider list differed from the previous valid one (content or order), and provider-list checks that failed, by result: empty, order_violation (the spec promises units descending and each supplemental brand right after its parent), invalid_body, or a failed request.',
+    unit: 'short',
+    minInterval: '15m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}) (${increase(select(METRICS.providersListChanges), interval)})`,
+        legend: '{{environment}} list changed',
+      },
+      {
+        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.providersRuns, { result: { not: 'ok' } }), interval)})`,
+        legend: '{{environment}} {{result}}',
+      },
+    ],
+  }).axisLabel('per slot');
+
+  const coverageCount = linePanel({
+    title: 'Providers covering the monitored geography',
+    description:
+      'Providers in the latest valid GET /coverage answer for the configured geography (coverage.states, counties, tracts, blocks), with the configured least number (coverage.min_providers) dashed. Below the line the coverage check fails with below_expectation.',
+    unit: 'short',
+    queries: [
+      {
+        expr: `max by (${BY_ENV}) (${select(METRICS.coverageProviders)})`,
+        legend: '{{environment}}',
+      },
+      {
+        expr: `max by (${BY_ENV}) (${select(METRICS.coverageMinProviders)})`,
+        legend: '{{environment}} expected at least',
+      },
+    ],
+  })
+    .lineInterpolation(LineInterpolation.StepAfter)
+    .overrideByRegexp(' expected at least$', fixedColor(COLORS.neutral))
+    .decimals(0)
+    .min(0);
+
+  const coverageRuns = countBarsPanel({
+    title: 'Coverage checks by result',
+    description:
+      'Coverage runs per time slot, by result. ok is the only good one; below_expectation, invalid_matched_areas (matched_areas that do not fit the query: OR within a parameter, AND across), geography_not_required (a request without geography was not refused) and invalid_body are wrong answers (IsaCoverageAnswersWrong); the rest are failed requests.',
+    unit: 'short',
+    minInterval: '15m',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.coverageRuns), interval)})`,
+        legend: '{{environment}} {{result}}',
+      },
+    ],
+  })
+    .axisLabel('runs per slot')
+    .overrideByRegexp(' ok$', fixedColor(COLORS.good));
+
+  return {
+    title: 'Reference data: provider list and coverage',
+    lines: [
+      {
+        height: 8,
+        panels: [
+          { panel: listed, width: 6 },
+          { panel: listChanges, width: 6 },
+          { panel: coverageCount, width: 6 },
+          { panel: coverageRuns, width: 6 },
+        ],
+      },
+    ],
+  };
+}
+
 function errorBudgetSection() {
   const [budgetRange, budgetSeconds] = BUDGET_WINDOW;
   const budgetPercent = `${(AVAILABILITY_OBJECTIVE * 100).toFixed(1)} %`;
@@ -966,6 +1054,7 @@ export function buildOverviewDashboard(): Dashboard {
     lifecycleSection(),
     analyticsSection(),
     contractSection(),
+    referenceDataSection(),
     errorBudgetSection(),
     monitorSection(),
   ]);

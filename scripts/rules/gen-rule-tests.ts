@@ -36,6 +36,8 @@ import {
   THRESHOLD_LEVELS,
   type PingResult,
 } from '../../src/checks/ping.js';
+import { COVERAGE_RESULTS, type CoverageResult } from '../../src/checks/coverage.js';
+import { PROVIDER_TYPES } from '../../src/checks/providers.js';
 import { METRICS } from '../../src/metrics/definitions.js';
 import { CONTRACT_RESULTS, type ContractResult } from '../../src/vocabulary.js';
 import { formatDuration, parseDuration } from './durations.js';
@@ -122,6 +124,10 @@ const environmentSchema = z
     /** Sessions reported unrecoverable each minute (counted at m:50). */
     unrecoverable: z.string().optional(),
     analytics: z.string().optional(),
+    /** Provider-list fetches: the number of providers listed, or `-` (no fetch that minute). */
+    providers: z.string().optional(),
+    /** Coverage runs: a result of `isa_coverage_runs_total` per minute, or `-`. */
+    coverage: z.string().optional(),
     thresholds: z
       .object({ expected: z.number(), warning: z.number(), critical: z.number() })
       .strict()
@@ -485,6 +491,69 @@ function addEnvironmentSeries(
       (sum, n) => sum + n,
     ),
   );
+  if (spec.providers !== undefined) addProvidersSeries(add, env, spec.providers, minutes);
+  if (spec.coverage !== undefined) addCoverageSeries(add, env, spec.coverage, minutes);
+}
+
+/**
+ * The coverage run counter of a `coverage` timeline: a run of minute m finishes at m:40 with the
+ * given result. Zero-initialised like the monitor does; written only for scenarios that have one.
+ */
+function addCoverageSeries(
+  add: AddSeries,
+  env: { environment: string },
+  timeline: string,
+  minutes: number,
+) {
+  const runs: Array<TimedEvent<CoverageResult>> = [];
+  expandTimeline(timeline, minutes, NO_EVENT).forEach((event, m) => {
+    if (event === NO_EVENT) return;
+    if (!(COVERAGE_RESULTS as readonly string[]).includes(event)) {
+      throw new Error(
+        `unknown coverage event "${event}"; known: ${COVERAGE_RESULTS.join(', ')}, -`,
+      );
+    }
+    runs.push({ visibleAt: m * 60 + 40, data: event as CoverageResult });
+  });
+  for (const result of COVERAGE_RESULTS) {
+    add(
+      METRICS.coverageRuns.name,
+      { ...env, result },
+      visibleCount(runs, (r) => r === result),
+    );
+  }
+}
+
+/**
+ * The provider-list gauge of a `providers` timeline: a fetch of minute m is visible from m:30
+ * and lists that many providers (all counted as `fcc_provider`); the gauge keeps its value
+ * between fetches and is absent before the first. Written only for scenarios that have one.
+ */
+function addProvidersSeries(
+  add: AddSeries,
+  env: { environment: string },
+  timeline: string,
+  minutes: number,
+) {
+  const fetches: Array<TimedEvent<number>> = [];
+  expandTimeline(timeline, minutes, NO_EVENT).forEach((event, m) => {
+    if (event === NO_EVENT) return;
+    const n = Number(event);
+    if (!Number.isInteger(n) || n < 0) {
+      throw new Error(`providers must be whole numbers or -, got "${event}"`);
+    }
+    fetches.push({ visibleAt: m * 60 + 30, data: n });
+  });
+  const listed = (type: string) =>
+    visibleFold<number, number | null>(
+      fetches,
+      () => true,
+      null,
+      (_last, n) => (type === 'fcc_provider' ? n : 0),
+    );
+  for (const type of PROVIDER_TYPES) {
+    add(METRICS.providersListed.name, { ...env, type }, listed(type));
+  }
 }
 
 /** A bucket bound as prom-client writes it (`1`), or as Prometheus 3 normalises it (`1.0`). */

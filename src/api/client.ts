@@ -101,6 +101,9 @@ export interface LateAnswer {
   onAnswer: (response: ApiResponse) => void;
 }
 
+/** The census-geography parameters of `GET /coverage`, by parameter name without `[]`. */
+export type CoverageQuery = Readonly<Record<string, readonly string[] | undefined>>;
+
 /** Per-call options of the typed helpers. */
 export interface RequestOptions {
   timeoutMs: number;
@@ -402,6 +405,33 @@ export class ApiClient {
       operation: 'verify_gone',
       method: 'GET',
       path: sessionPath(token),
+    });
+  }
+
+  /** `GET /service_providers`, the tracked provider list. */
+  serviceProviders(o: RequestOptions): Promise<ApiResponse> {
+    return this.request({
+      ...o,
+      operation: 'service_providers',
+      method: 'GET',
+      path: '/service_providers',
+    });
+  }
+
+  /**
+   * `GET /coverage` for census geographies, each value repeated as `name[]=value` as the spec
+   * says. Without any value it is the request the API must refuse (operation
+   * `coverage_no_geography`).
+   */
+  coverage(geography: CoverageQuery, o: RequestOptions): Promise<ApiResponse> {
+    const given = Object.entries(geography).flatMap(([name, values]) =>
+      values !== undefined && values.length > 0 ? [[name, values] as const] : [],
+    );
+    return this.request({
+      ...o,
+      operation: given.length > 0 ? 'coverage' : 'coverage_no_geography',
+      method: 'GET',
+      path: `/coverage${queryString(Object.fromEntries(given))}`,
     });
   }
 

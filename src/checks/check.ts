@@ -110,8 +110,16 @@ export interface CheckContext<Config extends CheckConfigBase = CheckConfigBase> 
   acquireBudget(): Promise<void>;
   /** Sleeps on the monotonic clock; rejects when the signal aborts. */
   sleep(ms: number): Promise<void>;
-  /** Records a response: step record, http response counter. `name` is the metric's step label. */
-  step(name: string, response: ApiResponse): StepRecord;
+  /**
+   * Records a response: step record, http response counter. `name` is the metric's step label.
+   * An HTTP status >= 400 is the step's error unless `expectedStatus` accepts it (a refusal the
+   * check asked for).
+   */
+  step(
+    name: string,
+    response: ApiResponse,
+    expectedStatus?: (statusCode: number) => boolean,
+  ): StepRecord;
   contract(check: ContractCheck, result: ContractResult, detail?: string): void;
   /** Registers work that always runs after the check, even after failures, timeouts and aborts. */
   cleanup(fn: () => Promise<void>): void;

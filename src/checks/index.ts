@@ -5,10 +5,18 @@
  */
 import { analyticsCheck } from './analytics.js';
 import type { AnyCheck } from './check.js';
+import { coverageCheck } from './coverage.js';
 import { lifecycleCheck } from './lifecycle.js';
 import { pingCheck } from './ping.js';
+import { providersCheck } from './providers.js';
 
-export const CHECK_LIST = [pingCheck, lifecycleCheck, analyticsCheck] as const;
+export const CHECK_LIST = [
+  pingCheck,
+  lifecycleCheck,
+  analyticsCheck,
+  providersCheck,
+  coverageCheck,
+] as const;
 
 export type RegisteredCheck = (typeof CHECK_LIST)[number];
 export type CheckName = RegisteredCheck['name'];

@@ -10,18 +10,10 @@ import { PHASES, type Phase } from '../vocabulary.js';
 import { defineCheck, type CheckContext } from './check.js';
 import { checkResponseSchema } from './contract.js';
 import { LATENCY_CLASSES, classifyLatency, type LatencyClass } from './latency.js';
+import { REQUEST_FAILURES, requestFailure } from './request.js';
 
 /** Result of one ping attempt. */
-export const PING_RESULTS = [
-  'ok',
-  'server_error',
-  'timeout',
-  'network_error',
-  'unauthorized',
-  'rate_limited',
-  'unexpected_status',
-  'invalid_body',
-] as const;
+export const PING_RESULTS = ['ok', ...REQUEST_FAILURES, 'invalid_body'] as const;
 export type PingResult = (typeof PING_RESULTS)[number];
 
 /** The configured threshold levels exported as `isa_latency_threshold_seconds{level}`. */
@@ -160,19 +152,10 @@ export const pingCheck = defineCheck({
 });
 
 function pingResult(ctx: CheckContext, response: ApiResponse): PingResult {
-  if (response.transportError) {
-    // An abort here is the run's own deadline: the API did not answer in time.
-    return response.transportError.reason === 'network_error' ? 'network_error' : 'timeout';
-  }
-  const status = response.statusCode ?? 0;
-  if (status === 200) {
-    if (response.bodyError) return 'invalid_body';
-    return checkResponseSchema(ctx, pingResponseSchema, response).ok ? 'ok' : 'invalid_body';
-  }
-  if (status === 401) return 'unauthorized';
-  if (status === 429) return 'rate_limited';
-  if (status >= 500) return 'server_error';
-  return 'unexpected_status';
+  const failure = requestFailure(response);
+  if (failure !== null) return failure;
+  if (response.bodyError) return 'invalid_body';
+  return checkResponseSchema(ctx, pingResponseSchema, response).ok ? 'ok' : 'invalid_body';
 }
 
 function pingLatencyClass(ctx: CheckContext, response: ApiResponse): LatencyClass | null {

@@ -48,6 +48,8 @@ export async function startDemo(
         api_key_env: demoKeyVar(name),
         request_budget_per_second: 5,
         ping: { interval: '15s', timeout: '5s' },
+        providers: { interval: '1m', timeout: '20s' },
+        coverage: { interval: '1m', timeout: '20s', states: ['CO', 'NY'], min_providers: 1 },
         lifecycle: {
           interval: '30s',
           timeout: '28s',

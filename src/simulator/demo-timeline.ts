@@ -34,6 +34,8 @@ const healthy = (min = 20, max = 80): TimelineRule => ({
  * (700–900 ms) at 18 and one closed session not gone at 24. From minute 8 to 15 its analytics
  * ingestion stalls: new sessions do not reach analytics until the stall ends (late sessions,
  * then a burst of long ingest lags).
+ *
+ * Both: the provider list gains a provider at minute 10; the loop's start restores it.
  */
 export const DEMO_TIMELINE: TimelineEntry[] = [
   { at: '0s', environment: 'production', faults: [healthy()] },
@@ -115,6 +117,14 @@ export const DEMO_TIMELINE: TimelineEntry[] = [
     faults: [healthy(15, 60), { count: 1, fault: { kind: 'not_gone' } }],
   },
   { at: '27m', environment: 'sandbox', faults: [healthy(15, 60)] },
+
+  // Every environment: the provider list gains a provider at minute 10 and loses it again when
+  // the loop starts over, so the list-change counter moves in each loop.
+  { at: '0s', faults: [] },
+  {
+    at: '10m',
+    faults: [{ endpoint: 'service_providers', fault: { kind: 'provider_list', change: 'added' } }],
+  },
 
   { at: DEMO_TIMELINE_PERIOD_MS, repeat: true },
 ];

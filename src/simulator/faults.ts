@@ -4,7 +4,7 @@
  * request: the per-request `X-Isa-Sim-Fault` header, rules added through the admin API, and the
  * scripted timeline. Latencies from all sources add up; of the faults that end a request (status,
  * hang, reset, malformed, html) the first that applies wins; behaviour faults (qualify, not_gone,
- * close_fail) are looked up by the handler at the moment they would take effect, so a rule with a
+ * close_fail, provider_list, coverage) are looked up by the handler at the moment they would take effect, so a rule with a
  * `count` is only used up by a request it actually changes.
  */
 import { z } from 'zod';
@@ -27,6 +27,27 @@ export type SimEndpoint = (typeof SIM_ENDPOINTS)[number];
 /** HTTP statuses a `status` fault can answer with. */
 export const FAULT_STATUSES = [400, 401, 403, 404, 410, 415, 422, 429, 500, 502, 503, 504] as const;
 export type FaultStatus = (typeof FAULT_STATUSES)[number];
+
+/**
+ * How a `provider_list` fault changes GET /service_providers: no providers, only the larger half
+ * of the parents (with their brands), two parents swapped (units no longer descending), a brand
+ * moved away from its parent, or one new provider added (a plain change of content).
+ */
+export const PROVIDER_LIST_CHANGES = [
+  'empty',
+  'shrink',
+  'misordered',
+  'brand_detached',
+  'added',
+] as const;
+export type ProviderListChange = (typeof PROVIDER_LIST_CHANGES)[number];
+
+/**
+ * How a `coverage` fault changes GET /coverage: no providers, a `matched_areas` value the query
+ * did not ask for, or a request without any geography answered 200 instead of refused.
+ */
+export const COVERAGE_CHANGES = ['empty', 'foreign_areas', 'geography_optional'] as const;
+export type CoverageChange = (typeof COVERAGE_CHANGES)[number];
 
 const latencyFaultSchema = z
   .strictObject({
@@ -63,6 +84,8 @@ export const faultSchema = z.discriminatedUnion('kind', [
     kind: z.literal('close_fail'),
     status: z.number().int().min(400).max(599).optional(),
   }),
+  z.strictObject({ kind: z.literal('provider_list'), change: z.enum(PROVIDER_LIST_CHANGES) }),
+  z.strictObject({ kind: z.literal('coverage'), change: z.enum(COVERAGE_CHANGES) }),
   z.strictObject({ kind: z.literal('ingest_stall') }),
 ]);
 export type Fault = z.infer<typeof faultSchema>;
@@ -73,7 +96,7 @@ export type TerminalFault = Extract<
   { kind: 'status' | 'hang' | 'reset' | 'malformed' | 'html' }
 >;
 /** Faults the handlers consult when they would take effect. */
-export type BehaviourKind = 'qualify' | 'not_gone' | 'close_fail';
+export type BehaviourKind = 'qualify' | 'not_gone' | 'close_fail' | 'provider_list' | 'coverage';
 /** Faults that are a state of the service while a rule or timeline entry holds them. */
 export type StateKind = 'ingest_stall';
 
@@ -148,8 +171,14 @@ export interface RequestFaults {
   latencyMs: number;
   /** The fault that ends the request before the handler, if any. */
   terminal: TerminalFault | null;
-  /** Looks up (and uses up) a behaviour fault when a handler is about to let it take effect. */
-  take<K extends BehaviourKind>(kind: K): Extract<Fault, { kind: K }> | null;
+  /**
+   * Looks up (and uses up) a behaviour fault when a handler is about to let it take effect;
+   * `applies` passes over faults of the kind that would change nothing in this request.
+   */
+  take<K extends BehaviourKind>(
+    kind: K,
+    applies?: (fault: Extract<Fault, { kind: K }>) => boolean,
+  ): Extract<Fault, { kind: K }> | null;
   /** Kinds applied so far, for the log. */
   applied: FaultKind[];
 }
@@ -319,9 +348,13 @@ export class FaultController {
       latencyMs,
       terminal,
       applied,
-      take: <K extends BehaviourKind>(kind: K) => {
+      take: <K extends BehaviourKind>(
+        kind: K,
+        applies: (fault: Extract<Fault, { kind: K }>) => boolean = () => true,
+      ) => {
         for (const c of candidates) {
-          if (c.rule.fault.kind === kind && fires(c)) {
+          const fault = c.rule.fault;
+          if (fault.kind === kind && applies(fault as Extract<Fault, { kind: K }>) && fires(c)) {
             applied.push(kind);
             return c.rule.fault as Extract<Fault, { kind: K }>;
           }

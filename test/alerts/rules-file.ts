@@ -26,7 +26,10 @@ export const recordingRules = allRules.filter(
   (r): r is Rule & { record: string } => typeof r.record === 'string',
 );
 
-/** The alert names of contract §5, each with the severities its rules must have. */
+/**
+ * The alert names of contract §5 plus those added since (docs/alerts.md), each with the
+ * severities its rules must have, in the order of docs/runbooks.md.
+ */
 export const CONTRACT_ALERTS: Readonly<Record<string, readonly string[]>> = {
   IsaApiLatencyHigh: ['critical', 'warning'],
   IsaApiDown: ['critical', 'warning'],
@@ -40,6 +43,9 @@ export const CONTRACT_ALERTS: Readonly<Record<string, readonly string[]>> = {
   IsaSyntheticSessionsUnrecoverable: ['warning'],
   // Added with the analytics check (docs/alerts.md).
   IsaAnalyticsIngestLagging: ['warning'],
+  // Added with the providers and coverage checks (docs/alerts.md).
+  IsaProviderListShrank: ['warning'],
+  IsaCoverageAnswersWrong: ['warning'],
   IsaSessionLedgerUnwritable: ['warning'],
   IsaMonitorDown: ['critical'],
   IsaMonitorAbsent: ['critical'],

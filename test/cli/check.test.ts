@@ -78,6 +78,42 @@ describe('isa-monitor check', () => {
     expect(JSON.parse(fail.stdout)).toMatchObject({ outcome: 'fail', reason: 'forbidden' });
   });
 
+  it.each([
+    [
+      'providers',
+      'service_providers',
+      { kind: 'provider_list', change: 'misordered' },
+      'order_violation',
+    ],
+    [
+      'coverage',
+      'coverage',
+      { kind: 'coverage', change: 'geography_optional' },
+      'geography_not_required',
+    ],
+  ] as const)(
+    '%s --json exits 0 on a healthy API and 1 on a breach of the API contract',
+    async (check, endpoint, fault, reason) => {
+      const pass = await runCli(['check', check, ...base(), '--json'], { env });
+      expect(pass.code).toBe(0);
+      const passed = JSON.parse(pass.stdout) as Record<string, unknown>;
+      expect(passed).toMatchObject({ check, outcome: 'pass', reason: null });
+      expect(Number(passed['providers'])).toBeGreaterThan(0);
+
+      sim.faults.add({ endpoint, fault });
+      const fail = await runCli(['check', check, ...base(), '--json'], { env });
+      expect(fail.code).toBe(1);
+      expect(JSON.parse(fail.stdout)).toMatchObject({ check, outcome: 'fail', reason });
+    },
+  );
+
+  it('providers prints its counts by type in the trace', async () => {
+    const run = await runCli(['check', 'providers', ...base()], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/ok\s+service_providers\s+GET\s+\/service_providers\s+200/);
+    expect(run.stdout).toMatch(/providers 9 \(fcc_provider 7, supplemental_brand 2\)/);
+  });
+
   it('ping prints a human-readable trace with the latency class', async () => {
     const run = await runCli(['check', 'ping', ...base()], { env });
     expect(run.code).toBe(0);

@@ -83,6 +83,20 @@ describe('defaults', () => {
           },
           // Off unless configured.
           analytics: ANALYTICS_DEFAULTS,
+          providers: {
+            enabled: true,
+            intervalMs: 900_000,
+            timeoutMs: 30_000,
+            requestTimeoutMs: 30_000,
+          },
+          coverage: {
+            enabled: true,
+            intervalMs: 900_000,
+            timeoutMs: 30_000,
+            requestTimeoutMs: 10_000,
+            geography: { states: ['CO'] },
+            minProviders: 0,
+          },
         },
       ],
     });
@@ -103,6 +117,16 @@ environments:
     thresholds: { expected: 50ms, warning: 200ms, critical: 2s }
     request_budget_per_second: 12.5
     ping: { enabled: false, interval: 1s, timeout: 900ms }
+    providers: { interval: 10m, timeout: 20s, request_timeout: 5s }
+    coverage:
+      enabled: false
+      interval: 1h
+      timeout: 45s
+      states: [CO, "36"]
+      counties: ["08031"]
+      tracts: ["08031001100"]
+      blocks: ["080310011001000"]
+      min_providers: 3
     lifecycle:
       interval: 2s
       timeout: 1500ms
@@ -151,6 +175,20 @@ environments:
         ],
       },
       analytics: ANALYTICS_DEFAULTS,
+      providers: { enabled: true, intervalMs: 600_000, timeoutMs: 20_000, requestTimeoutMs: 5_000 },
+      coverage: {
+        enabled: false,
+        intervalMs: 3_600_000,
+        timeoutMs: 45_000,
+        requestTimeoutMs: 10_000,
+        geography: {
+          states: ['CO', '36'],
+          counties: ['08031'],
+          tracts: ['08031001100'],
+          blocks: ['080310011001000'],
+        },
+        minProviders: 3,
+      },
     });
     // Absent optional address fields stay absent, so the address is a session request as it is.
     expect(Object.keys(env?.lifecycle.addresses[1] ?? {})).toEqual([

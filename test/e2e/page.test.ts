@@ -135,6 +135,8 @@ beforeAll(async () => {
           max_pages: 2,
           max_lookups: 1,
         },
+        providers: { interval: `${scaled(900_000)}ms`, timeout: '10s' },
+        coverage: { interval: `${scaled(900_000)}ms`, timeout: '10s', min_providers: 1 },
       })),
     }),
   );

@@ -8,7 +8,8 @@ import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtu
 
 /**
  * Contract §4, typed in again on purpose: the test compares the code against the contract, not
- * the code against itself. Value sets are the ones the contract lists for each label.
+ * the code against itself. Value sets are the ones the contract lists for each label (a minimum:
+ * the code may add values).
  */
 const CONTRACT: Array<{
   name: string;

@@ -67,7 +67,7 @@ describe('Scheduler', () => {
   it('runs a 1 s check about once a second at the second boundary', async () => {
     const { results, scheduler } = await schedule(pingCheck, 3.5);
     expect(scheduler.schedule).toEqual([
-      { environment: 'production', check: 'ping', cron: '* * * * * *' },
+      { environment: 'production', check: 'ping', cron: '* * * * * *', offsetMs: 0 },
     ]);
     expect(results.length).toBeGreaterThanOrEqual(2);
     expect(results.length).toBeLessThanOrEqual(4);

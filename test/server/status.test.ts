@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/checks/check.js';
+import { CHECK_NAMES } from '../../src/checks/index.js';
 import { StatusHistory, toCheckJson } from '../../src/server/status.js';
 import { T0, lifecycleResult, pingResult } from '../metrics/fixtures.js';
 
@@ -31,6 +32,7 @@ describe('toCheckJson', () => {
       service_data_set: null,
       analytics_rows: null,
       ingest_awaiting: null,
+      providers: null,
     });
   });
 
@@ -70,16 +72,8 @@ describe('StatusHistory', () => {
     expect(history.snapshot()).toEqual({
       generated_at: '2024-05-01T12:00:00.000Z',
       environments: {
-        production: {
-          ping: { last: null, runs: [] },
-          lifecycle: { last: null, runs: [] },
-          analytics: { last: null, runs: [] },
-        },
-        sandbox: {
-          ping: { last: null, runs: [] },
-          lifecycle: { last: null, runs: [] },
-          analytics: { last: null, runs: [] },
-        },
+        production: Object.fromEntries(CHECK_NAMES.map((name) => [name, { last: null, runs: [] }])),
+        sandbox: Object.fromEntries(CHECK_NAMES.map((name) => [name, { last: null, runs: [] }])),
       },
     });
   });

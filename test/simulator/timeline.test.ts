@@ -146,10 +146,13 @@ describe('DEMO_TIMELINE', () => {
   const clock = testClock();
   const start = clock.now();
   const faults = new FaultController({ now: clock.now, timeline: DEMO_TIMELINE });
-  const kindsAt = (minute: number, environment: string) => {
+  const allAt = (minute: number, environment: string) => {
     clock.set(start + minute * 60_000);
     return faults.timelineFaults(environment).map((r) => r.fault);
   };
+  // The provider-list change is data, not trouble: the health phases below leave it aside.
+  const kindsAt = (minute: number, environment: string) =>
+    allAt(minute, environment).filter((f) => f.kind !== 'provider_list');
   const maxLatency = (minute: number, environment: string) =>
     Math.max(
       0,
@@ -205,6 +208,18 @@ describe('DEMO_TIMELINE', () => {
       kindsAt(m, env).some((f) => f.kind === 'ingest_stall');
     expect(minutes.filter((m) => stalled(m, 'sandbox'))).toEqual([8, 9, 10, 11, 12, 13, 14]);
     expect(minutes.filter((m) => stalled(m, 'production'))).toEqual([]);
+  });
+
+  it('changes the provider list of every environment once per loop: a provider added from minute 10', () => {
+    for (const environment of ['production', 'sandbox']) {
+      const listed = Array.from({ length: 60 }, (_, m) =>
+        allAt(m, environment).some((f) => f.kind === 'provider_list' && f.change === 'added'),
+      );
+      expect(listed.indexOf(true), environment).toBe(10);
+      expect(listed.slice(10, 30).every(Boolean), environment).toBe(true);
+      expect(listed.slice(30, 40).some(Boolean), environment).toBe(false);
+      expect(listed.slice(40, 60).every(Boolean), environment).toBe(true);
+    }
   });
 
   it('loops every DEMO_TIMELINE_PERIOD_MS', () => {

@@ -8,7 +8,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CheckLogger } from '../../src/checks/check.js';
-import type { EnvironmentConfig } from '../../src/config/index.js';
+import { CHECK_LIST, type CheckConfigs } from '../../src/checks/index.js';
+import type { EnvironmentConfig, EnvironmentSettings } from '../../src/config/index.js';
 import { EnvironmentRuntime } from '../../src/environment.js';
 import { SessionLedger } from '../../src/sessions/ledger.js';
 import { createSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
@@ -60,27 +61,44 @@ export async function startTestSimulator(
 }
 
 /** An environment config with short intervals, for tests. */
-export type EnvironmentOverrides = Partial<
-  Omit<EnvironmentConfig, 'lifecycle' | 'ping' | 'analytics'>
-> & {
-  lifecycle?: Partial<EnvironmentConfig['lifecycle']>;
-  ping?: Partial<EnvironmentConfig['ping']>;
-  analytics?: Partial<EnvironmentConfig['analytics']>;
+export type EnvironmentOverrides = Partial<EnvironmentSettings> & {
+  [C in keyof CheckConfigs]?: Partial<CheckConfigs[C]>;
 };
+
+/**
+ * Every registered check's section as an unconfigured file gives it, but disabled: a test
+ * enables the checks it is about (ping and lifecycle are set up below, enabled; analytics with
+ * short test settings, off).
+ */
+function disabledSections(): CheckConfigs {
+  return Object.fromEntries(
+    CHECK_LIST.map((check) => [
+      check.name,
+      check.config.toConfig(check.config.schema.parse({ enabled: false })),
+    ]),
+  ) as CheckConfigs;
+}
 
 export function testEnvironment(
   baseUrl: string,
   overrides: EnvironmentOverrides = {},
 ): EnvironmentConfig {
   const { lifecycle, ping, analytics, ...rest } = overrides;
+  const sections = disabledSections() as unknown as Record<string, object>;
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) {
+    if (key in sections) sections[key] = { ...sections[key], ...(value as object) };
+    else settings[key] = value;
+  }
   return {
+    ...(sections as unknown as CheckConfigs),
     name: 'production',
     baseUrl,
     apiKey: API_KEY,
     apiKeySource: { kind: 'env', name: 'ISA_PRODUCTION_API_KEY' },
     thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
     requestBudgetPerSecond: 50,
-    ...rest,
+    ...settings,
     // As in the file: ping's request timeout is its timeout unless set apart.
     ping: {
       enabled: true,

@@ -10,6 +10,7 @@ import {
   serviceProvidersResponseSchema,
 } from '../../api/schemas.js';
 import { coverageProviderInfo, PROVIDER_COVERAGE, serviceProviderList } from '../catalog.js';
+import type { CoverageChange, ProviderListChange } from '../faults.js';
 import { postalForStateParam, fipsForPostal } from '../geography.js';
 import { ctx, queryArray, sendError, sendValid } from '../http.js';
 import { serviceDataSetFor } from '../state.js';
@@ -37,7 +38,9 @@ export function referenceRoutes(now: () => number): Router {
   });
 
   router.get('/service_providers', (_req, res) => {
-    sendValid(res, 200, serviceProvidersResponseSchema, { providers: serviceProviderList() });
+    const fault = ctx(res).faults?.take('provider_list') ?? null;
+    const providers = fault ? changedProviderList(fault.change) : serviceProviderList();
+    sendValid(res, 200, serviceProvidersResponseSchema, { providers });
   });
 
   router.get('/coverage', (req, res) => {
@@ -45,7 +48,15 @@ export function referenceRoutes(now: () => number): Router {
       GeoParam,
       string[]
     >;
-    if (GEO_PARAMS.every((p) => query[p].length === 0)) {
+    const noGeography = GEO_PARAMS.every((p) => query[p].length === 0);
+    // A fault is used up only by a request it changes: `geography_optional` by one without
+    // geography, the others by one with.
+    const fault =
+      ctx(res).faults?.take(
+        'coverage',
+        (f) => (f.change === 'geography_optional') === noGeography,
+      ) ?? null;
+    if (noGeography && fault === null) {
       sendError(
         res,
         400,
@@ -79,7 +90,7 @@ export function referenceRoutes(now: () => number): Router {
     const blockMatches = (block: string): boolean =>
       given.every((p) => codes[p].includes(block.slice(0, PREFIX_LENGTH[p])));
 
-    const data = PROVIDER_COVERAGE.flatMap(({ providerId, blocks }) => {
+    const covering = PROVIDER_COVERAGE.flatMap(({ providerId, blocks }) => {
       const matching = blocks.filter(blockMatches);
       if (matching.length === 0) return [];
       // The query values this provider's coverage satisfied, as the client sent them.
@@ -90,6 +101,7 @@ export function referenceRoutes(now: () => number): Router {
       );
       return [{ ...coverageProviderInfo(providerId), matched_areas: [...new Set(matchedAreas)] }];
     });
+    const data = fault ? changedCoverage(fault.change, covering) : covering;
     const summary = given.map((p) => `${p}=${query[p].join('|')}`).join(' AND ');
     sendValid(res, 200, coverageResponseSchema, {
       message: `${data.length} provider${data.length === 1 ? '' : 's'} cover ${summary}`,
@@ -105,4 +117,56 @@ export function referenceRoutes(now: () => number): Router {
   });
 
   return router;
+}
+
+type ProviderRecord = ReturnType<typeof serviceProviderList>[number];
+
+/** The provider list as a `provider_list` fault changes it (see `PROVIDER_LIST_CHANGES`). */
+export function changedProviderList(change: ProviderListChange): ProviderRecord[] {
+  const list = serviceProviderList();
+  // Each parent with the brands right after it, in list order.
+  const groups: ProviderRecord[][] = [];
+  for (const record of list) {
+    if (record.type === 'fcc_provider' || groups.length === 0) groups.push([record]);
+    else groups[groups.length - 1]?.push(record);
+  }
+  switch (change) {
+    case 'empty':
+      return [];
+    case 'shrink':
+      return groups.slice(0, Math.ceil(groups.length / 2)).flat();
+    case 'misordered': {
+      // The two largest parents trade places: units rise from the first group to the second.
+      const [first, second, ...others] = groups;
+      return [second ?? [], first ?? [], ...others].flat();
+    }
+    case 'brand_detached': {
+      // The first brand moves to the end of the list, away from its parent.
+      const brand = list.find((p) => p.type === 'supplemental_brand');
+      return brand ? [...list.filter((p) => p !== brand), brand] : list;
+    }
+    case 'added':
+      // A new, small provider at the end: the order still holds, the content changed.
+      return [
+        ...list,
+        {
+          id: '109999',
+          name: 'Prairie Fiber Co-op',
+          fcc_name: 'Prairie Fiber Cooperative',
+          total_residential_units: 1,
+          type: 'fcc_provider',
+        },
+      ];
+  }
+}
+
+type CoverageRecord = { matched_areas: string[] };
+
+/** A coverage answer as a `coverage` fault changes it (see `COVERAGE_CHANGES`). */
+function changedCoverage<T extends CoverageRecord>(change: CoverageChange, data: T[]): T[] {
+  if (change === 'empty') return [];
+  if (change === 'foreign_areas') {
+    return data.map((p) => ({ ...p, matched_areas: [...p.matched_areas, '99'] }));
+  }
+  return data;
 }

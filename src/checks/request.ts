@@ -1,0 +1,42 @@
+/**
+ * What every check does with a single request: the per-request options from its context, and
+ * the bounded result of an answer that is not a 200 (or of no answer at all), so that `timeout`,
+ * `unauthorized` and the rest mean the same in every check's results.
+ */
+import type { ApiResponse, RequestOptions } from '../api/client.js';
+import type { CheckContext } from './check.js';
+
+/** How a request failed before any body could be judged. */
+export const REQUEST_FAILURES = [
+  'server_error',
+  'timeout',
+  'network_error',
+  'unauthorized',
+  'rate_limited',
+  'unexpected_status',
+] as const;
+export type RequestFailure = (typeof REQUEST_FAILURES)[number];
+
+/** The request's timeout, the run's abort signal and its correlation id. */
+export function requestOptions(ctx: CheckContext): RequestOptions {
+  return {
+    timeoutMs: ctx.config.requestTimeoutMs,
+    signal: ctx.signal,
+    correlationId: ctx.correlationId,
+  };
+}
+
+/**
+ * The failure of a response that is not a 200, or null for a 200. An abort is the run's own
+ * deadline: the API did not answer in time.
+ */
+export function requestFailure(response: ApiResponse): RequestFailure | null {
+  if (response.transportError) {
+    return response.transportError.reason === 'network_error' ? 'network_error' : 'timeout';
+  }
+  const status = response.statusCode ?? 0;
+  if (status === 200) return null;
+  if (status === 401) return 'unauthorized';
+  if (status === 429) return 'rate_limited';
+  return status >= 500 ? 'server_error' : 'unexpected_status';
+}
