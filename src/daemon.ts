@@ -19,6 +19,7 @@ import { Recorder } from './metrics/recorder.js';
 import { createMetrics, type BuildInfo } from './metrics/registry.js';
 import { createServerApp } from './server/app.js';
 import { RunHistory } from './server/history.js';
+import { listenBounded } from './server/listen.js';
 import { StatusHistory } from './server/status.js';
 
 export interface DaemonOptions {
@@ -79,7 +80,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     isReady: () => ready,
     logger,
   });
-  const server = await listen(app, config.listen.host, config.listen.port);
+  const server = await listenBounded(app, {
+    host: config.listen.host,
+    port: config.listen.port,
+    logger,
+    onReject: (reason) => metrics.serverConnectionsRejected.inc({ reason }),
+  });
   const address = server.address() as AddressInfo;
   const url = `http://${formatHost(address.address)}:${address.port}`;
   logger.info(
@@ -106,6 +112,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       case 'sessions_open':
         recorder.setSessionsOpen(event.environment, event.count);
         history.setSessionsOpen(event.environment, event.count);
+        break;
+      case 'session_unrecoverable':
+        recorder.recordUnrecoverable(event.environment);
+        break;
+      case 'ledger_writable':
+        recorder.setLedgerWritable(event.writable);
         break;
       case 'lag':
         recorder.recordMeasurementLag(event.samplesMs);
@@ -182,14 +194,6 @@ function logRun(logger: Logger, result: CheckResult): void {
     },
     `${result.check} ${result.outcome}`,
   );
-}
-
-function listen(app: import('express').Express, host: string, port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
-    server.once('listening', () => resolve(server));
-    server.once('error', reject);
-  });
 }
 
 function closeServer(server: Server): Promise<void> {

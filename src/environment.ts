@@ -14,20 +14,27 @@ import { RequestBudget } from './limits/request-budget.js';
 import { runCheck } from './runner.js';
 import { SessionJournal } from './sessions/journal.js';
 import type { SessionLedger } from './sessions/ledger.js';
+import type { CreateIntent } from './sessions/ledger.js';
 import { SessionReaper } from './sessions/reaper.js';
+import { SessionTracking } from './sessions/tracker.js';
 
 export interface EnvironmentRuntimeOptions {
   ledger: SessionLedger;
   userAgent: string;
   log: CheckLogger;
   dispatcher?: Dispatcher;
+  /** A create intent that ended with no token: a session nobody can close (reported). */
+  onUnrecoverable?: (intent: CreateIntent) => void;
+  /** How long a create's late answer is still read (default `LATE_ANSWER_GRACE_MS`). */
+  lateAnswerGraceMs?: number;
 }
 
 export class EnvironmentRuntime {
   readonly client: ApiClient;
   readonly budget: RequestBudget;
-  readonly gate = new BackoffGate();
+  readonly gate: BackoffGate;
   readonly sessions: SessionTracker;
+  readonly tracking: SessionTracking;
   readonly reaper: SessionReaper;
   /** Synthetic sessions created here, for checks that follow them (see `sessions/journal.ts`). */
   readonly createdSessions = new SessionJournal();
@@ -43,18 +50,17 @@ export class EnvironmentRuntime {
       apiKey: config.apiKey,
       userAgent: opts.userAgent,
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      // Every 429 and every 503 with Retry-After closes the gate, whichever path received it.
+      onResponse: (response) => this.gate.observe(response.statusCode, response.retryAfterMs),
+    });
+    this.gate = new BackoffGate({
+      onClamp: (requestedMs, appliedMs) =>
+        opts.log.warn({ requestedMs, appliedMs }, 'Retry-After clamped to its maximum'),
     });
     this.budget = new RequestBudget(config.requestBudgetPerSecond);
     const { ledger } = opts;
     const name = config.name;
-    this.sessions = {
-      opened: (token) => {
-        // Journaled first: the session exists whether or not the ledger write succeeds.
-        this.createdSessions.add(token);
-        return ledger.add(name, token);
-      },
-      closed: (token) => ledger.remove(name, token),
-    };
+    const onUnrecoverable = opts.onUnrecoverable ?? (() => {});
     this.reaper = new SessionReaper({
       environment: name,
       client: this.client,
@@ -64,7 +70,20 @@ export class EnvironmentRuntime {
       log: opts.log,
       // The reaper's closes are requests like any check's: the longest request timeout.
       timeoutMs: Math.max(...CHECK_LIST.map((check) => sectionOf(config, check).requestTimeoutMs)),
+      onUnrecoverable,
     });
+    this.tracking = new SessionTracking({
+      environment: name,
+      ledger,
+      client: this.client,
+      reaper: this.reaper,
+      log: opts.log,
+      onUnrecoverable,
+      // Journaled first: the session exists whether or not the ledger write succeeds.
+      onCreated: (token) => this.createdSessions.add(token),
+      ...(opts.lateAnswerGraceMs === undefined ? {} : { graceMs: opts.lateAnswerGraceMs }),
+    });
+    this.sessions = this.tracking;
   }
 
   get name(): string {
@@ -93,6 +112,11 @@ export class EnvironmentRuntime {
     return this.section(check).enabled;
   }
 
+  /** False while the session ledger cannot be written (runs that create sessions are skipped). */
+  ledgerWritable(): boolean {
+    return this.opts.ledger.writable;
+  }
+
   /** Runs `check` once in this environment. Never throws. */
   run(check: AnyCheck, signal?: AbortSignal): Promise<CheckResult> {
     const runNumber = this.runNumbers.get(check.name) ?? 0;
@@ -116,6 +140,7 @@ export class EnvironmentRuntime {
   }
 
   async close(): Promise<void> {
+    await this.tracking.settled();
     await this.client.close();
   }
 }

@@ -19,6 +19,7 @@ import { withFields } from './checks/logger.js';
 import { sectionOf, type EnvironmentConfig } from './config/index.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
+import { admit, RetryAfterError } from './limits/admission.js';
 import type { CreatedSessions } from './sessions/journal.js';
 
 export interface RunOptions {
@@ -56,6 +57,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const cleanups: Array<() => Promise<void>> = [];
 
   const deadline = AbortSignal.timeout(opts.timeoutMs);
+  let deadlineAt = start + opts.timeoutMs;
   let signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   const log = withFields(opts.log, { correlationId });
 
@@ -81,8 +83,9 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     },
     now,
     async acquireBudget() {
-      await opts.gate.waitOpen(signal);
-      await opts.budget.acquire(signal);
+      // Never wait for a Retry-After that outlasts the run: fail now, as rate limited.
+      const maxWaitMs = Math.max(0, deadlineAt - now());
+      await admit(opts.gate, opts.budget, { signal, maxWaitMs });
     },
     sleep: (ms) => delay(ms, undefined, { signal }),
     step(name, response, expectedStatus) {
@@ -106,11 +109,14 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   } catch (err) {
     const aborted = signal.aborted;
     log.warn({ err, aborted }, 'check run ended with an error');
-    outcome = { outcome: 'fail', reason: aborted ? 'timeout' : 'error', facts: null };
+    // Told to wait longer than the run may: the API's rate limit, not a fault of the check.
+    const reason = aborted ? 'timeout' : err instanceof RetryAfterError ? 'rate_limited' : 'error';
+    outcome = { outcome: 'fail', reason, facts: null };
   }
 
   // Cleanups run newest first, under their own deadline, and never change the outcome.
   signal = AbortSignal.timeout(opts.cleanupTimeoutMs ?? 15_000);
+  deadlineAt = now() + (opts.cleanupTimeoutMs ?? 15_000);
   for (const cleanup of cleanups.reverse()) {
     try {
       await cleanup();

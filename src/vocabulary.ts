@@ -46,7 +46,12 @@ export const CONTRACT_RESULTS = ['pass', 'fail', 'error'] as const;
 export type ContractResult = (typeof CONTRACT_RESULTS)[number];
 
 /** Why a scheduled run did not run. */
-export const SKIP_REASONS = ['overlap', 'rate_limit_backoff', 'budget'] as const;
+export const SKIP_REASONS = [
+  'overlap',
+  'rate_limit_backoff',
+  'budget',
+  'ledger_unwritable',
+] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** The two outcomes of every check run. */

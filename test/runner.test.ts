@@ -51,7 +51,12 @@ async function run(c: AnyCheck, overrides: Partial<RunOptions> = {}) {
       client,
       budget: new RequestBudget(50),
       gate: new BackoffGate(),
-      sessions: { opened: () => Promise.resolve(), closed: () => Promise.resolve() },
+      sessions: {
+        create: () => Promise.reject(new Error('the runner tests create no session')),
+        opened: () => Promise.resolve(),
+        closed: () => Promise.resolve(),
+        release: () => {},
+      },
       createdSessions: new SessionJournal(),
       retained: new Map(),
       log,

@@ -192,7 +192,22 @@ export function environmentEvents(
       throw new Error(`sessions must be whole numbers, got "${v}"`);
     events.push({ at: m * 60, record: (r) => r.setSessionsOpen(environment, n) });
   });
+  expandTimeline(spec.unrecoverable ?? '', minutes, '0').forEach((v, m) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0)
+      throw new Error(`unrecoverable must be whole numbers, got "${v}"`);
+    if (n > 0)
+      events.push({ at: m * 60 + 50, record: (r) => r.recordUnrecoverable(environment, n) });
+  });
   return events;
+}
+
+/** The monitor-wide events of a scenario: the session ledger's writability per minute. */
+export function monitorEvents(ledger: string | undefined, minutes: number): RecordedEvent[] {
+  return expandTimeline(ledger ?? '', minutes, '1').map((v, m) => {
+    if (v !== '0' && v !== '1') throw new Error(`ledger must be 1 or 0, got "${v}"`);
+    return { at: m * 60, record: (r: Recorder) => r.setLedgerWritable(v === '1') };
+  });
 }
 
 /** A ping event's result and duration; `ok@0.6` overrides the duration of a named event. */

@@ -13,7 +13,12 @@ import { CHECK_LIST } from '../../src/checks/index.js';
 import { sectionOf } from '../../src/config/index.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import { Recorder } from '../../src/metrics/recorder.js';
-import { environmentConfigs, environmentEvents, type RecordedEvent } from './check-results.js';
+import {
+  environmentConfigs,
+  environmentEvents,
+  monitorEvents,
+  type RecordedEvent,
+} from './check-results.js';
 import { monitorTimeline, scenarioMinutes, type Scenario, type Target } from './scenarios.js';
 import {
   expositionReader,
@@ -53,9 +58,10 @@ export async function recordSeries(
   const recorder = new Recorder(metrics);
   for (const env of configs) recorder.describeEnvironment(env);
   // Stable sort: events of the same second keep their timeline order.
-  const events: RecordedEvent[] = environments
-    .flatMap(([name, spec]) => environmentEvents(name, spec, minutes))
-    .sort((a, b) => a.at - b.at);
+  const events: RecordedEvent[] = [
+    ...monitorEvents(scenario.ledger, minutes),
+    ...environments.flatMap(([name, spec]) => environmentEvents(name, spec, minutes)),
+  ].sort((a, b) => a.at - b.at);
 
   // Only the families the rules read are rendered: rendering is the slow part of a long scenario.
   const families = metrics.registry

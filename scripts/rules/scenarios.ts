@@ -38,6 +38,8 @@ const environmentSchema = z
     ping: z.string().optional(),
     lifecycle: z.string().optional(),
     sessions: z.string().optional(),
+    /** Sessions reported unrecoverable each minute (counted at m:50). */
+    unrecoverable: z.string().optional(),
     /** Analytics run findings per minute; without it, analytics is disabled (no series). */
     analytics: z.string().optional(),
     /** Provider-list fetches: the number of providers listed, or `-` (no fetch that minute). */
@@ -58,6 +60,8 @@ const scenarioSchema = z
     /** How long the scenario runs; by default one minute past its last check. */
     minutes: z.number().int().positive().optional(),
     monitor: z.string().optional(),
+    /** `isa_session_ledger_writable` per minute: 1 or 0 (default 1). */
+    ledger: z.string().optional(),
     /** `prometheus3`: write `le` the way Prometheus 3 normalises it (`1.0`, `10.0`). */
     le_style: z.enum(['prometheus2', 'prometheus3']).default('prometheus2'),
     environments: z.record(z.string(), environmentSchema),

@@ -27,6 +27,8 @@ import {
   extractErrorMessage,
   extractRequestId,
   flattenHeaders,
+  INVALID_RETRY_AFTER,
+  SPEC_RETRY_AFTER_MS,
   parseRetryAfter,
   tooLargeBody,
   type BodyError,
@@ -66,6 +68,11 @@ export interface ApiClientOptions {
   dispatcher?: Dispatcher;
   /** Largest response body read; beyond it the call ends with `bodyError: 'too_large'`. */
   maxBodyBytes?: number;
+  /**
+   * Sees every response of every call (late answers too) before its caller does: how the
+   * environment's Retry-After gate learns of a 429 on any path, a cleanup's close included.
+   */
+  onResponse?: (response: ApiResponse) => void;
 }
 
 export interface ApiCall {
@@ -87,6 +94,17 @@ export interface ApiCall {
    * measurement, whatever the server's idle timeout.
    */
   freshConnection?: boolean;
+  /**
+   * Keep reading an answer that misses the deadline (or the caller's abort) for `graceMs` more,
+   * and hand it to `onAnswer` (a failure when none came). The call itself still settles at the
+   * deadline with a timeout: that is what was measured.
+   */
+  lateAnswer?: LateAnswer;
+}
+
+export interface LateAnswer {
+  graceMs: number;
+  onAnswer: (response: ApiResponse) => void;
 }
 
 /** The census-geography parameters of `GET /coverage`, by parameter name without `[]`. */
@@ -98,6 +116,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
   correlationId?: string;
   freshConnection?: boolean;
+  lateAnswer?: LateAnswer;
 }
 
 export interface ApiResponse {
@@ -129,7 +148,15 @@ export interface ApiResponse {
   requestId: string | null;
   /** The API's `message` from an error body (status >= 400), sanitized and bounded. */
   errorMessage?: string | null;
-  /** `Retry-After` (seconds or HTTP-date) as milliseconds from now. */
+  /**
+   * True when the call gave up at its deadline (or abort) with `lateAnswer` set: the answer is
+   * still being read and will reach `lateAnswer.onAnswer`.
+   */
+  answerPending?: true;
+  /**
+   * `Retry-After` (seconds or HTTP-date) as milliseconds from now; a header that is present but
+   * negative or unparsable reads as the spec's 60 s. Null when absent. Not clamped: the gate is.
+   */
   retryAfterMs: number | null;
 }
 
@@ -169,6 +196,7 @@ export class ApiClient {
   readonly #maxBodyBytes: number;
   readonly #redact: (text: string) => string;
   readonly #redactBody: (text: string) => string;
+  readonly #onResponse: (response: ApiResponse) => void;
   #inFlight = 0;
   #closed = false;
   /** The exchange whose request undici is writing right now; see `#onSendHeaders`. */
@@ -201,6 +229,7 @@ export class ApiClient {
     this.#redact = redactor(options.apiKey);
     this.#redactBody =
       options.apiKey.length >= MIN_BODY_REDACTION_LENGTH ? this.#redact : (text) => text;
+    this.#onResponse = options.onResponse ?? (() => {});
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher = options.dispatcher ?? createMeasuringAgent();
   }
@@ -240,11 +269,37 @@ export class ApiClient {
 
     return new Promise<ApiResponse>((resolve) => {
       const signal = call.signal;
+      const late = call.lateAnswer;
+      let answered = false;
+      let graceTimer: NodeJS.Timeout | undefined;
+      // The caller's deadline or abort ends the call. With `lateAnswer`, the exchange is not
+      // aborted yet: the failure is what was measured and is answered at once, while the answer
+      // is still read in the background for `graceMs` (a create whose token must be learned).
+      const giveUp = (error: CallCancelledError): void => {
+        if (late === undefined || answered || exchange.settled) {
+          exchange.cancel(error);
+          return;
+        }
+        answered = true;
+        resolve({
+          ...this.#describe(call, startedAt, null, {
+            kind: 'failed',
+            endedAt: performance.now(),
+            error,
+          }),
+          answerPending: true,
+        });
+        graceTimer = setTimeout(() => {
+          exchange.cancel(
+            new CallCancelledError(DEADLINE_CODE, `no answer within ${late.graceMs} ms of grace`),
+          );
+        }, late.graceMs);
+      };
       const onAbort = (): void => {
-        exchange.cancel(new CallCancelledError(CALLER_ABORT_CODE, 'request aborted by the caller'));
+        giveUp(new CallCancelledError(CALLER_ABORT_CODE, 'request aborted by the caller'));
       };
       const timer = setTimeout(() => {
-        exchange.cancel(
+        giveUp(
           new CallCancelledError(DEADLINE_CODE, `no complete response within ${call.timeoutMs} ms`),
         );
       }, call.timeoutMs);
@@ -253,6 +308,7 @@ export class ApiClient {
         requestStarted: (started) => this.#expectSocket(started),
         settled: (settled, outcome) => {
           clearTimeout(timer);
+          clearTimeout(graceTimer);
           signal?.removeEventListener('abort', onAbort);
           if (this.#awaitingSocket === settled) this.#awaitingSocket = null;
           this.#endFlight();
@@ -268,13 +324,22 @@ export class ApiClient {
               error: err,
             });
           }
-          if (outcome.kind === 'complete') {
+          try {
+            this.#onResponse(response);
+          } catch {
+            // An observer's bug must not leave the call pending.
+          }
+          if (answered) {
+            late?.onAnswer(response);
+          } else if (outcome.kind === 'complete') {
+            answered = true;
             // undici hands a keep-alive socket back to its pool one event-loop turn after the
             // response ends (a `setImmediate` queued after this callback returns). Resolving
             // behind it lets a caller's next sequential call reuse that socket instead of
             // opening a second connection. The duration was already taken above.
             queueMicrotask(() => setImmediate(() => resolve(response)));
           } else {
+            answered = true;
             resolve(response);
           }
         },
@@ -293,8 +358,8 @@ export class ApiClient {
             // Asks for `Connection: close`: the server and undici close the socket after the answer.
             reset: call.freshConnection === true,
             // undici's own per-phase timers as a backstop; the call's deadline is the timer above.
-            headersTimeout: call.timeoutMs,
-            bodyTimeout: call.timeoutMs,
+            headersTimeout: call.timeoutMs + (late?.graceMs ?? 0),
+            bodyTimeout: call.timeoutMs + (late?.graceMs ?? 0),
           },
           exchange,
         );
@@ -490,7 +555,7 @@ export class ApiClient {
       phases,
       connectionOpened: phases.connect !== undefined,
       serverTimingMs: parseServerTiming(headers['server-timing']),
-      retryAfterMs: parseRetryAfter(headers['retry-after'], Date.now()),
+      retryAfterMs: retryAfterMsOf(headers['retry-after']),
     };
     if (outcome.kind === 'failed' || exchange === null || exchange.statusCode === null) {
       const error =
@@ -635,11 +700,21 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#controller?.abort(error);
   }
 
+  get settled(): boolean {
+    return this.#outcome !== null;
+  }
+
   #settle(outcome: Outcome): void {
     if (this.#outcome !== null) return;
     this.#outcome = outcome;
     this.hooks.settled(this, outcome);
   }
+}
+
+/** A response's `Retry-After` in ms; see `ApiResponse.retryAfterMs`. */
+function retryAfterMsOf(header: string | undefined): number | null {
+  const parsed = parseRetryAfter(header, Date.now());
+  return parsed === INVALID_RETRY_AFTER ? SPEC_RETRY_AFTER_MS : parsed;
 }
 
 function sessionPath(token: string): string {

@@ -128,21 +128,33 @@ export function extractErrorMessage(
   return envelopeText(statusCode, body, redact, 'message', MAX_ERROR_MESSAGE_LENGTH);
 }
 
+/** The API's own `Retry-After` for 429 (spec, "Limits"); also the meaning of an invalid header. */
+export const SPEC_RETRY_AFTER_MS = 60_000;
+
+/** A `Retry-After` header that is present but has no defined meaning (negative, garbage). */
+export const INVALID_RETRY_AFTER = Symbol('invalid Retry-After');
+
 /**
- * `Retry-After` in milliseconds from now: either delay-seconds (`60`) or an HTTP-date, which is
- * compared with `nowMs` (wall clock, Unix ms) and never negative. Null when absent or unparsable.
+ * `Retry-After` in milliseconds from now: delay-seconds (`60`; a fraction such as `1.5` is read as
+ * 1500 ms), or an HTTP-date compared with `nowMs` (wall clock, Unix ms), never negative. Null
+ * when absent; `INVALID_RETRY_AFTER` when present but negative or unparsable (the client turns
+ * that into the spec's 60 s). Values too large for a number of milliseconds come back as
+ * `Number.MAX_SAFE_INTEGER`; the gate clamps every value to its documented maximum.
  */
-export function parseRetryAfter(value: string | undefined, nowMs: number): number | null {
+export function parseRetryAfter(
+  value: string | undefined,
+  nowMs: number,
+): number | typeof INVALID_RETRY_AFTER | null {
   if (value === undefined) return null;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) {
-    const seconds = Number(trimmed);
-    return Number.isSafeInteger(seconds) ? seconds * 1000 : null;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) {
+    const ms = Math.ceil(Number(trimmed) * 1000);
+    return Number.isFinite(ms) ? Math.min(ms, Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
   }
   // An HTTP-date (IMF-fixdate, RFC 850 or asctime) starts with a weekday and is in GMT; asctime
   // omits the zone. Requiring the weekday keeps `Date.parse` from accepting odd inputs ("1.5").
-  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)/i.test(trimmed)) return null;
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)/i.test(trimmed)) return INVALID_RETRY_AFTER;
   const at = Date.parse(/GMT$/i.test(trimmed) ? trimmed : `${trimmed} GMT`);
-  if (Number.isNaN(at)) return null;
+  if (Number.isNaN(at)) return INVALID_RETRY_AFTER;
   return Math.max(0, at - nowMs);
 }

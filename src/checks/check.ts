@@ -11,7 +11,7 @@
  * Checks import no prom-client, express, pino or node-cron: their context and the sink are all
  * they see.
  */
-import type { ApiClient, ApiResponse } from '../api/client.js';
+import type { ApiClient, ApiResponse, RequestOptions } from '../api/client.js';
 import type { CheckConfigBase, CheckSection } from '../config/section.js';
 import type { MetricDefinition } from '../metrics/metric-definition.js';
 import type { CreatedSessions } from '../sessions/journal.js';
@@ -142,10 +142,22 @@ export interface CheckContext<Config extends CheckConfigBase = CheckConfigBase> 
 }
 
 export interface SessionTracker {
+  /**
+   * Sends `POST /sessions`: an intent is on disk first (rejects without sending when it cannot be
+   * written), and every token of the answer, whatever its status, is on disk before this resolves
+   * (`durable` is false when that write failed; the tokens are closed anyway). An answer after
+   * the deadline is still read and its sessions closed (see `sessions/tracker.ts`).
+   */
+  create(
+    body: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<{ response: ApiResponse; tokens: string[]; durable: boolean }>;
   /** Records a created session token durably (before anything else happens with it). */
   opened(token: string): Promise<void>;
   /** Forgets a token after the API confirmed the close (or 410). */
   closed(token: string): Promise<void>;
+  /** The run is done with a token it could not close: the reaper may take it over. */
+  release(token: string): void;
 }
 
 /** What a check's `run` returns; the runner adds timing and the common fields. */

@@ -26,6 +26,8 @@ import { checkSection, type CheckConfigBase } from '../config/section.js';
 import { defineCheck, type CheckContext, type CheckOutcome, type RunTimes } from './check.js';
 import type { MetricSink } from './check.js';
 import { checkResponseSchema } from './contract.js';
+import { RetryAfterError } from '../limits/admission.js';
+import { confirmsClose } from '../sessions/tokens.js';
 
 /** Result of one finished lifecycle run. */
 export const LIFECYCLE_RESULTS = [
@@ -374,7 +376,12 @@ async function runLifecycle(ctx: Ctx): Promise<CheckOutcome<LifecycleFacts>> {
     facts.result = verdict;
   } catch (err) {
     // Anything else (the run's deadline, a shutdown) is `error`; the cleanup still closes.
-    const result = err instanceof LifecycleFailure ? err.result : 'error';
+    const result =
+      err instanceof LifecycleFailure
+        ? err.result
+        : err instanceof RetryAfterError
+          ? 'rate_limited'
+          : 'error';
     facts.result = verdict === 'success' ? result : verdict;
     if (err instanceof LifecycleFailure) {
       ctx.log.info({ result, detail: err.message }, 'lifecycle step failed');
@@ -416,15 +423,14 @@ async function createSession(
   const body = { ...fields, campaign_id: ctx.config.campaignId };
   await ctx.acquireBudget();
   const createdAt = ctx.now();
-  const response = await ctx.client.createSession(body, requestOptions(ctx));
-  const token = tokenOf(response);
-  const session: SyntheticSession | null = token === null ? null : { token, closedByRun: false };
-  if (session !== null) {
-    // Cleanup first, so that even a failing ledger write cannot leave the session open; then
-    // durable before anything else: a crash from here on leaves the token for the next start-up.
-    ctx.cleanup(() => closeInCleanup(ctx, session));
-    await ctx.sessions.opened(session.token);
-  }
+  // Tokens come from any answer (header and body, whatever the status) and are on disk already.
+  const { response, tokens, durable } = await ctx.sessions.create(body, requestOptions(ctx));
+  const sessions = tokens.map((token) => ({ token, closedByRun: false }));
+  // Every token is closed in cleanup, also the extra one of a header that disagrees with the body.
+  for (const s of sessions) ctx.cleanup(() => closeInCleanup(ctx, s));
+  const primary = response.statusCode === 201 ? tokenOf(response) : null;
+  const session: SyntheticSession | null = sessions.find((s) => s.token === primary) ?? null;
+  if (!durable) throw new Error('the session ledger could not record the session');
   ctx.step('create', response);
   facts.stepDurationsMs.create = response.durationMs;
 
@@ -570,7 +576,7 @@ async function closeInCleanup(ctx: Ctx, session: SyntheticSession): Promise<void
       timeoutMs: ctx.config.requestTimeoutMs,
       correlationId: ctx.correlationId,
     });
-    if (response.statusCode === 200 || response.statusCode === 410) {
+    if (confirmsClose(response)) {
       await ctx.sessions.closed(token);
     } else {
       ctx.log.warn(
@@ -580,6 +586,8 @@ async function closeInCleanup(ctx: Ctx, session: SyntheticSession): Promise<void
     }
   } catch (err) {
     ctx.log.warn({ err }, 'closing the synthetic session failed; will retry');
+  } finally {
+    ctx.sessions.release(token);
   }
 }
 

@@ -13,6 +13,7 @@ import { EnvironmentRuntime } from '../environment.js';
 import { createLogger } from '../logging.js';
 import { toCheckJson } from '../server/status.js';
 import { SessionLedger } from '../sessions/ledger.js';
+import { UNRECOVERABLE_MESSAGE, unrecoverableFields } from '../sessions/unrecoverable.js';
 import { VERSION } from '../version.js';
 import { EXIT, parse, UsageError, type CliIO } from './io.js';
 import { COMMAND_USAGE } from './usage.js';
@@ -72,11 +73,16 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     pretty: false,
   });
   const log = withFields(logger, { environment: environment.name });
-  const result = await runOnce(environment, check, config.stateFile, log, io);
+  const { result, retryAfterMs } = await runOnce(environment, check, config.stateFile, log, io);
   logger.flush();
+  // A one-shot check never waits out a Retry-After: it says how long the API asked to wait.
+  const retryAfterSeconds = retryAfterMs > 0 ? Math.ceil(retryAfterMs / 1000) : null;
+  if (retryAfterSeconds !== null) {
+    io.err(`rate limited: the API asks to wait ${retryAfterSeconds} s before the next request`);
+  }
   io.out(
     values.json
-      ? JSON.stringify(toCheckJson(result), null, 2)
+      ? JSON.stringify({ ...toCheckJson(result), retry_after_seconds: retryAfterSeconds }, null, 2)
       : formatTrace(result, check, environment),
   );
   return result.outcome === 'pass' ? EXIT.ok : EXIT.checkFailed;
@@ -88,27 +94,31 @@ async function runOnce(
   stateFile: string,
   log: CheckLogger,
   io: CliIO,
-): Promise<CheckResult> {
+): Promise<{ result: CheckResult; retryAfterMs: number }> {
   const ledger = await SessionLedger.open(stateFile);
   const runtime = new EnvironmentRuntime(environment, {
     ledger,
     userAgent: `isa-monitor/${VERSION}`,
     log,
+    onUnrecoverable: (intent) => log.error(unrecoverableFields(intent), UNRECOVERABLE_MESSAGE),
   });
   const abort = new AbortController();
   void io.waitForStop().then(() => abort.abort(new Error('interrupted')));
   try {
-    // Close what an earlier interrupted run left open before creating anything new.
-    await runtime.reaper.sweep({ force: true });
+    // Close what an earlier interrupted process left open before creating anything new. Only
+    // sessions whose owner is gone: a running daemon's sessions are the daemon's.
+    await runtime.reaper.sweep({ force: true, signal: abort.signal });
     const result = await runtime.run(check, abort.signal);
-    await runtime.reaper.sweep({ force: true });
+    await runtime.tracking.settled();
+    await runtime.reaper.sweep({ force: true, signal: abort.signal });
     const left = ledger.count(environment.name);
     if (left > 0) {
       io.err(`warning: ${left} synthetic session(s) could not be closed; listed in ${stateFile}`);
     }
-    return result;
+    return { result, retryAfterMs: runtime.gate.remainingMs() };
   } finally {
     await runtime.close();
+    ledger.close();
   }
 }
 

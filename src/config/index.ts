@@ -4,7 +4,6 @@
  * once with its key path. Nothing here throws for a bad configuration and nothing logs; the caller
  * prints `formatProblems(problems)` and exits.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import {
@@ -22,6 +21,7 @@ import {
   type ConfigProblem,
 } from './problems.js';
 import { DEFAULTS, buildConfigSchema, type ConfigDocument, type ResolvedSecret } from './schema.js';
+import { MAX_CONFIG_FILE_BYTES, readBoundedText } from './files.js';
 import { describeFileError, type ApiKeySource } from './secrets.js';
 import type { CheckConfigBase } from './section.js';
 import { CHECK_LIST, type CheckConfigs } from '../checks/index.js';
@@ -84,7 +84,8 @@ export interface LoadOptions {
   readFile?: (path: string) => string;
 }
 
-const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
+// Bounded and non-blocking: a FIFO or a device named as a file is a problem, never a hang.
+const readUtf8 = (path: string): string => readBoundedText(path, MAX_CONFIG_FILE_BYTES);
 
 /**
  * Loads the configuration: the file named by `configFile` or `ISA_MONITOR_CONFIG`, or without a

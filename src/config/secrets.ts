@@ -3,6 +3,8 @@
  * config file can be committed and shared. Messages name the variable or file and never the value.
  */
 
+import { lstatSync } from 'node:fs';
+
 /** Where an environment's API key came from (safe to log: it names the source, not the key). */
 export type ApiKeySource = { kind: 'env'; name: string } | { kind: 'file'; path: string };
 
@@ -26,7 +28,7 @@ export function resolveApiKey(
 ): SecretResolution {
   if (source.kind === 'env') {
     const raw = env[source.name];
-    const what = `environment variable ${source.name}`;
+    const what = describeVariable(source.name, env);
     if (raw === undefined) return { ok: false, message: `${what} is not set` };
     return checkKey(raw.trim(), what);
   }
@@ -34,13 +36,55 @@ export function resolveApiKey(
   try {
     raw = readFile(source.path);
   } catch (err) {
-    return { ok: false, message: `cannot read ${source.path}: ${describeFileError(err)}` };
+    const shown = describeKeyFile(source.path);
+    return { ok: false, message: `cannot read ${shown}: ${describeFileError(err)}` };
   }
+  // It was read, so it exists: a real path, safe to show.
   return checkKey(raw.trim(), `file ${source.path}`);
+}
+
+/** Longest key accepted; anything longer is a file that holds something else. */
+export const MAX_API_KEY_LENGTH = 4096;
+
+// A segment of a conventional variable name: a word, maybe with a short number (`V2`, `EU1`).
+const NAME_SEGMENT = /^(?:[A-Z]{1,24}[0-9]{0,3}|[0-9]{1,3})$/;
+
+/**
+ * "environment variable NAME", or a description without the name when the name might be a key
+ * pasted in its place (an upper-case key passes `ENV_VAR_NAME_PATTERN`). A name is shown only
+ * when the variable exists, or when it looks like a conventional name (words of letters joined
+ * by `_`, at most 64 characters) and is not the value of some other variable.
+ */
+export function describeVariable(name: string, env: NodeJS.ProcessEnv): string {
+  if (env[name] !== undefined) return `environment variable ${name}`;
+  const conventional =
+    name.length <= 64 &&
+    ENV_VAR_NAME_PATTERN.test(name) &&
+    name.split('_').every((s) => s === '' || NAME_SEGMENT.test(s)) &&
+    /[A-Z]/.test(name);
+  const isSomeValue = Object.values(env).some((v) => v !== undefined && v.trim() === name);
+  if (conventional && !isSomeValue) return `environment variable ${name}`;
+  return 'the environment variable named by api_key_env (its name is not shown: it looks like a key, not a variable name)';
+}
+
+/**
+ * The path, or a description without it when nothing exists there: a path that names no file is
+ * most often a key pasted where the path belongs, and must not be printed.
+ */
+export function describeKeyFile(path: string): string {
+  try {
+    lstatSync(path);
+    return path;
+  } catch {
+    return 'the file named by api_key_file (its path is not shown: nothing exists there, and it may be a key pasted in its place)';
+  }
 }
 
 function checkKey(key: string, what: string): SecretResolution {
   if (key === '') return { ok: false, message: `${what} is empty` };
+  if (key.length > MAX_API_KEY_LENGTH) {
+    return { ok: false, message: `${what} holds more than ${MAX_API_KEY_LENGTH} characters` };
+  }
   if (INVALID_KEY_CHARACTERS.test(key)) {
     return {
       ok: false,
@@ -56,6 +100,9 @@ const FILE_ERRORS: Record<string, string> = {
   EPERM: 'permission denied',
   EISDIR: 'is a directory',
   ENOTDIR: 'a parent is not a directory',
+  ENOTREG: 'not a regular file (a FIFO, device or socket cannot hold a key or a config)',
+  EFBIG: 'larger than the size limit',
+  ELOOP: 'too many symbolic links',
 };
 
 /** A file error as a short phrase from its stable `code`, never the message (it may hold paths). */

@@ -9,7 +9,8 @@ import { CHECK_LIST } from '../checks/index.js';
 import { withFields } from '../checks/logger.js';
 import { EnvironmentRuntime } from '../environment.js';
 import { Scheduler } from '../scheduler/scheduler.js';
-import { SessionLedger } from '../sessions/ledger.js';
+import { SessionLedger, type CreateIntent } from '../sessions/ledger.js';
+import { UNRECOVERABLE_MESSAGE, unrecoverableFields } from '../sessions/unrecoverable.js';
 import { startLagSampler } from './lag.js';
 import {
   plainFields,
@@ -22,7 +23,11 @@ export interface MeasurementEngine {
   stop(graceMs: number): Promise<void>;
 }
 
-/** Opens the ledger, closes what a previous process left open, then starts the schedules. */
+/**
+ * Opens the ledger, checks that it can be written, starts the schedules, and only then, in the
+ * background, closes what a previous process left open: start-up never waits for the API (a
+ * sweep may meet a long Retry-After), so readiness and pings do not either.
+ */
 export async function startEngine(
   init: MeasurementInit,
   emit: (event: MeasurementEvent) => void,
@@ -30,6 +35,19 @@ export async function startEngine(
   const log = eventLogger(emit);
   const ledger = await SessionLedger.open(init.config.stateFile);
   ledger.onChange((environment, count) => emit({ type: 'sessions_open', environment, count }));
+  ledger.onWritableChange((writable, err) => {
+    emit({ type: 'ledger_writable', writable });
+    if (writable) log.info({ stateFile: ledger.path }, 'the session ledger is writable again');
+    else
+      log.error(
+        { err, stateFile: ledger.path },
+        'cannot write the session ledger; lifecycle runs are skipped until it can be written',
+      );
+  });
+  const onUnrecoverable = (intent: CreateIntent): void => {
+    emit({ type: 'session_unrecoverable', environment: intent.environment });
+    log.error(unrecoverableFields(intent), UNRECOVERABLE_MESSAGE);
+  };
 
   const environments = init.config.environments.map(
     (config) =>
@@ -37,25 +55,17 @@ export async function startEngine(
         ledger,
         userAgent: init.userAgent,
         log: withFields(log, { environment: config.name }),
+        onUnrecoverable,
       }),
   );
+  emit({ type: 'ledger_writable', writable: true });
+  try {
+    await ledger.checkWritable();
+  } catch {
+    // Reported by the listener above; pings go on, lifecycle runs wait for a writable ledger.
+  }
   for (const env of environments)
     emit({ type: 'sessions_open', environment: env.name, count: ledger.count(env.name) });
-
-  const leftovers = ledger.list().length;
-  if (leftovers > 0) {
-    log.warn({ sessions: leftovers }, 'closing synthetic sessions left open by a previous run');
-    await Promise.all(environments.map((env) => env.reaper.sweep({ force: true })));
-  }
-  const unknown = ledger
-    .list()
-    .filter((e) => !environments.some((env) => env.name === e.environment));
-  if (unknown.length > 0) {
-    log.warn(
-      { environments: [...new Set(unknown.map((e) => e.environment))] },
-      'the session ledger lists sessions of environments no longer configured; they stay listed',
-    );
-  }
 
   const scheduler = new Scheduler({
     environments,
@@ -66,13 +76,19 @@ export async function startEngine(
   });
   scheduler.start();
   const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
-  emit({ type: 'ready', schedule: scheduler.schedule, leftoverSessions: ledger.list().length });
+  emit({ type: 'ready', schedule: scheduler.schedule, leftoverSessions: 0 });
+
+  const stopSweep = new AbortController();
+  const startupSweep = sweepLeftovers(environments, ledger, log, stopSweep.signal);
 
   return {
     async stop(graceMs: number) {
       lag.stop();
+      stopSweep.abort();
+      await startupSweep;
       await scheduler.stop(graceMs);
       await Promise.all(environments.map((env) => env.close()));
+      ledger.close();
       const open = ledger.list().length;
       if (open > 0)
         log.warn(
@@ -81,6 +97,23 @@ export async function startEngine(
         );
     },
   };
+}
+
+/** The start-up sweep, in the background: adopt what dead processes left and close it. */
+async function sweepLeftovers(
+  environments: EnvironmentRuntime[],
+  ledger: SessionLedger,
+  log: CheckLogger,
+  signal: AbortSignal,
+): Promise<void> {
+  await Promise.all(environments.map((env) => env.reaper.sweep({ force: true, signal })));
+  const leftovers = ledger.list().length;
+  if (leftovers > 0) {
+    log.warn(
+      { sessions: leftovers },
+      'synthetic sessions left open by a previous run are not closed yet; retrying in the background',
+    );
+  }
 }
 
 function eventLogger(emit: (event: MeasurementEvent) => void): CheckLogger {

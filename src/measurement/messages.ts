@@ -14,6 +14,8 @@ export type MeasurementEvent =
   | { type: 'result'; result: CheckResult }
   | { type: 'skip'; environment: string; check: string; reason: SkipReason }
   | { type: 'sessions_open'; environment: string; count: number }
+  | { type: 'session_unrecoverable'; environment: string }
+  | { type: 'ledger_writable'; writable: boolean }
   | { type: 'log'; level: LogLevel; fields: Record<string, unknown>; msg: string }
   | { type: 'lag'; samplesMs: number[] }
   | { type: 'stopped' }

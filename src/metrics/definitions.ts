@@ -48,6 +48,25 @@ export const UNIVERSAL_METRICS = {
     type: 'gauge',
     labels: ['environment'],
   },
+  syntheticSessionsUnrecoverable: {
+    name: 'isa_synthetic_sessions_unrecoverable_total',
+    help: 'Creates that may have opened a session whose token never arrived, so nothing can close it.',
+    type: 'counter',
+    labels: ['environment'],
+  },
+  sessionLedgerWritable: {
+    name: 'isa_session_ledger_writable',
+    help: 'Whether the last write of the session ledger (state file) succeeded (1) or failed (0).',
+    type: 'gauge',
+    labels: [],
+  },
+  serverConnectionsRejected: {
+    name: 'isa_metrics_server_connections_rejected_total',
+    help: 'Connections to the metrics server refused or cut: over the connection limit or too slow.',
+    type: 'counter',
+    labels: ['reason'],
+    knownValues: { reason: ['connection_limit', 'timeout'] },
+  },
   checksSkipped: {
     name: 'isa_checks_skipped_total',
     help: 'Scheduled check runs that did not run, by reason.',

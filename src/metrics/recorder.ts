@@ -80,6 +80,16 @@ export class Recorder {
     for (const ms of samplesMs) this.metrics.measurementLag.observe(ms / 1000);
   }
 
+  /** Counts synthetic sessions reported unrecoverable: created, but their token never arrived. */
+  recordUnrecoverable(environment: string, count = 1): void {
+    this.metrics.syntheticSessionsUnrecoverable.inc({ environment }, count);
+  }
+
+  /** Whether the session ledger can be written (`isa_session_ledger_writable`). */
+  setLedgerWritable(writable: boolean): void {
+    this.metrics.sessionLedgerWritable.set(writable ? 1 : 0);
+  }
+
   /** Sets how many synthetic sessions of the environment are created and not yet seen closed. */
   setSessionsOpen(environment: string, count: number): void {
     this.metrics.syntheticSessionsOpen.set({ environment }, count);

@@ -86,6 +86,8 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
     { version: opts.build.version, revision: opts.build.revision, nodejs: opts.build.nodejs },
     1,
   );
+  // Until the measurement engine has tried its first write of the state file.
+  metrics.sessionLedgerWritable.set(1);
   for (const env of opts.environments) {
     metrics.syntheticSessionsOpen.set({ environment: env.name }, 0);
     const enabled = CHECK_LIST.filter((check) => env.checks?.includes(check.name) ?? true);

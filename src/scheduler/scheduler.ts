@@ -25,6 +25,9 @@ export interface SchedulerOptions {
   random?: () => number;
 }
 
+/** How long the shutdown sweep may take, after in-flight runs ended. */
+export const SHUTDOWN_SWEEP_MS = 2_000;
+
 export interface ScheduledTaskInfo {
   environment: string;
   check: string;
@@ -114,6 +117,8 @@ export class Scheduler {
   private skipReason(env: EnvironmentRuntime, check: AnyCheck, key: string): SkipReason | null {
     if (this.inFlight.has(key)) return 'overlap';
     if (!env.gate.isOpen()) return 'rate_limit_backoff';
+    // A run that creates sessions needs the ledger: never create what cannot be recorded.
+    if (check.createsSessions === true && !env.ledgerWritable()) return 'ledger_unwritable';
     if (env.budget.waitEstimateMs() > env.timeoutFor(check)) return 'budget';
     return null;
   }
@@ -139,7 +144,8 @@ export class Scheduler {
       this.abort.abort(new Error('shutting down'));
       await Promise.allSettled([...this.inFlight.values()]);
     }
-    const sweepDeadline = AbortSignal.timeout(Math.max(graceMs, 5_000));
+    // Short: SIGTERM must end the process within 15 s; what stays open is closed at next start.
+    const sweepDeadline = AbortSignal.timeout(SHUTDOWN_SWEEP_MS);
     await Promise.all(
       this.opts.environments.map((env) => env.reaper.sweep({ force: true, signal: sweepDeadline })),
     );

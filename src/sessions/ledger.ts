@@ -1,49 +1,93 @@
 /**
- * The session ledger: every synthetic session token the monitor creates is written here before the
+ * The session ledger: every synthetic session token the monitor learns is written here before the
  * check goes on with it, and removed once the API confirmed the close. A crash or SIGKILL therefore
- * leaves the token on disk, and the next start-up closes it. Writes are atomic (temporary file,
- * then rename) and serialised, so a crash mid-write never corrupts the file.
+ * leaves the token on disk, and a later process closes it.
+ *
+ * Before each create, an *intent* is written too (time, correlation id, campaign, address): if the
+ * process dies before the answer arrives, the session may exist on the API with a token nobody
+ * received. Nothing can close it, but the intent lets the next process report it with what the API
+ * operator needs to find it.
+ *
+ * Several processes share one file (`check` next to the daemon). Each entry names its owner
+ * process; every write happens under an inter-process lock (`lock.ts`) and merges: it re-reads the
+ * file, keeps the other processes' entries as they are and replaces its own. A process closes only
+ * its own sessions and adopts those whose owner is gone (`adoptOrphans`).
+ *
+ * Writes are atomic (a temporary file, then rename); a failed write removes its temporary file.
+ * Write failures (full or read-only disk) flip `writable`, reported once per change through
+ * `onWritableChange`; while unwritable, the ledger retries in the background so it notices when
+ * the disk is back.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { withLock } from './lock.js';
+import { newOwner, ownerGone, processAlive, type SessionOwner } from './owner.js';
 
 export interface LedgerEntry {
   environment: string;
   token: string;
-  /** Unix time in ms when the session was created. */
+  /** Unix time in ms when the session was created (or its token learned). */
   createdAt: number;
+  owner?: SessionOwner | null;
+}
+
+/** A create that was about to be sent: what identifies the session if no token ever arrives. */
+export interface CreateIntent {
+  id: string;
+  environment: string;
+  /** Unix time in ms when the create was sent. */
+  createdAt: number;
+  correlationId: string;
+  campaignId: string;
+  address: Record<string, string>;
+  owner?: SessionOwner | null;
 }
 
 interface LedgerFile {
-  version: 1;
+  version: 2;
   sessions: LedgerEntry[];
+  intents: CreateIntent[];
+}
+
+/** How often an unwritable ledger tries again. */
+export const WRITE_RETRY_MS = 5_000;
+
+export interface LedgerOptions {
+  /** Background retry interval while unwritable. */
+  retryMs?: number;
 }
 
 export class SessionLedger {
-  private entries: LedgerEntry[];
+  /** This process as an owner of entries. */
+  readonly owner: SessionOwner = newOwner();
+  private entries: LedgerEntry[] = [];
+  private intents: CreateIntent[] = [];
   private writes: Promise<void> = Promise.resolve();
+  private writeCount = 0;
+  private isWritable = true;
+  private retryTimer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<(environment: string, open: number) => void>();
+  private readonly writableListeners = new Set<(writable: boolean, err?: unknown) => void>();
+  private readonly retryMs: number;
 
   private constructor(
     readonly path: string,
-    entries: LedgerEntry[],
+    opts: LedgerOptions,
   ) {
-    this.entries = entries;
+    this.retryMs = opts.retryMs ?? WRITE_RETRY_MS;
   }
 
-  /** Opens (or creates) the ledger at `path`. An unreadable file is an error, never ignored. */
-  static async open(path: string): Promise<SessionLedger> {
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new SessionLedger(path, []);
-      throw new Error(`cannot read the session ledger ${path}`, { cause: err });
-    }
-    return new SessionLedger(path, parseLedger(path, text));
+  /**
+   * Opens the ledger at `path`. Nothing is read into this process's own list: entries on disk
+   * belong to their owners until `adoptOrphans` takes over those whose owner is gone. An
+   * unreadable or corrupt file is an error, never ignored.
+   */
+  static async open(path: string, opts: LedgerOptions = {}): Promise<SessionLedger> {
+    await readLedgerFile(path);
+    return new SessionLedger(path, opts);
   }
 
-  /** Entries still open, optionally for one environment. */
+  /** This process's open entries, optionally for one environment. */
   list(environment?: string): LedgerEntry[] {
     return this.entries.filter((e) => environment === undefined || e.environment === environment);
   }
@@ -56,10 +100,15 @@ export class SessionLedger {
     return this.entries.some((e) => e.environment === environment && e.token === token);
   }
 
+  /** True unless the last write failed. */
+  get writable(): boolean {
+    return this.isWritable;
+  }
+
   /** Records a token; resolves once it is on disk. */
   async add(environment: string, token: string, createdAt = Date.now()): Promise<void> {
     if (this.has(environment, token)) return;
-    this.entries = [...this.entries, { environment, token, createdAt }];
+    this.entries = [...this.entries, { environment, token, createdAt, owner: this.owner }];
     await this.persist(environment);
   }
 
@@ -72,30 +121,184 @@ export class SessionLedger {
     await this.persist(environment);
   }
 
+  /** Records an intent to create a session; resolves once it is on disk. */
+  async addIntent(intent: Omit<CreateIntent, 'owner'>): Promise<void> {
+    this.intents = [...this.intents, { ...intent, owner: this.owner }];
+    await this.persist(intent.environment);
+  }
+
+  /** Forgets an intent (its create answered, with or without a token). */
+  async removeIntent(id: string): Promise<void> {
+    const intent = this.intents.find((i) => i.id === id);
+    if (!intent) return;
+    this.intents = this.intents.filter((i) => i.id !== id);
+    await this.persist(intent.environment);
+  }
+
+  /** This process's intents still waiting for an answer. */
+  pendingIntents(): CreateIntent[] {
+    return [...this.intents];
+  }
+
+  /**
+   * Takes over the sessions of owners that are gone (to close them) and removes their intents,
+   * returning those: sessions that may be open on the API with a token nobody holds. Also removes
+   * temporary files that dead writers left behind.
+   */
+  async adoptOrphans(): Promise<{ sessions: LedgerEntry[]; intents: CreateIntent[] }> {
+    let adopted: LedgerEntry[] = [];
+    let lost: CreateIntent[] = [];
+    const write = this.writes.then(() =>
+      withLock(this.lockPath, async () => {
+        const file = await readLedgerFile(this.path);
+        adopted = file.sessions.filter(
+          (e) => ownerGone(e.owner, this.owner) && !this.has(e.environment, e.token),
+        );
+        lost = file.intents.filter((i) => ownerGone(i.owner, this.owner));
+        if (adopted.length === 0 && lost.length === 0) return;
+        this.entries = [
+          ...this.entries,
+          ...adopted.map((e) => ({ ...e, owner: this.owner, createdAt: e.createdAt ?? 0 })),
+        ];
+        await this.writeMerged(file, new Set(lost.map((i) => i.id)));
+      }),
+    );
+    this.writes = write.catch(() => undefined);
+    await this.track(write);
+    await this.removeDeadTemporaryFiles();
+    for (const environment of new Set(adopted.map((e) => e.environment))) this.notify(environment);
+    return { sessions: adopted, intents: lost };
+  }
+
+  /** Writes the current state; rejects when the state directory is not writable. */
+  async checkWritable(): Promise<void> {
+    const write = this.writes.then(() =>
+      withLock(this.lockPath, async () => this.writeMerged(await readLedgerFile(this.path))),
+    );
+    this.writes = write.catch(() => undefined);
+    await this.track(write);
+  }
+
   /** Called with the environment's open count after every change. */
   onChange(listener: (environment: string, open: number) => void): void {
     this.listeners.add(listener);
   }
 
+  /** Called when writes start failing or work again (once per change, not per write). */
+  onWritableChange(listener: (writable: boolean, err?: unknown) => void): void {
+    this.writableListeners.add(listener);
+  }
+
+  /** Stops the background retry. */
+  close(): void {
+    clearInterval(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  private get lockPath(): string {
+    return `${this.path}.lock`;
+  }
+
   private persist(environment: string): Promise<void> {
-    const snapshot: LedgerFile = { version: 1, sessions: this.entries };
-    const write = this.writes.then(async () => {
-      await mkdir(dirname(this.path), { recursive: true });
-      const tmp = `${this.path}.${process.pid}.tmp`;
-      await writeFile(tmp, `${JSON.stringify(snapshot, null, 2)}\n`, { mode: 0o600 });
-      await rename(tmp, this.path);
-    });
+    const write = this.writes.then(() =>
+      withLock(this.lockPath, async () => this.writeMerged(await readLedgerFile(this.path))),
+    );
     // Keep the chain alive after a failed write; the caller still sees the failure.
     this.writes = write.catch(() => undefined);
-    return write.then(() => {
-      const open = this.count(environment);
-      for (const listener of this.listeners) listener(environment, open);
-    });
+    return this.track(write).then(() => this.notify(environment));
+  }
+
+  private notify(environment: string): void {
+    const open = this.count(environment);
+    for (const listener of this.listeners) listener(environment, open);
+  }
+
+  /** Writes the other owners' entries from `onDisk` plus this process's own, atomically. */
+  private async writeMerged(onDisk: LedgerFile, dropIntents = new Set<string>()): Promise<void> {
+    const mine = (owner: SessionOwner | null | undefined): boolean => owner?.id === this.owner.id;
+    const snapshot: LedgerFile = {
+      version: 2,
+      sessions: [
+        ...onDisk.sessions.filter((e) => !mine(e.owner) && !this.has(e.environment, e.token)),
+        ...this.entries,
+      ],
+      intents: [
+        ...onDisk.intents.filter((i) => !mine(i.owner) && !dropIntents.has(i.id)),
+        ...this.intents,
+      ],
+    };
+    await mkdir(dirname(this.path), { recursive: true });
+    const tmp = `${this.path}.${process.pid}.${this.writeCount++}.tmp`;
+    try {
+      await writeFile(tmp, `${JSON.stringify(snapshot, null, 2)}\n`, { mode: 0o600 });
+      await rename(tmp, this.path);
+    } catch (err) {
+      // A full disk leaves a partial temporary file; never let those pile up.
+      await unlink(tmp).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Follows a write's outcome to keep `writable` and the background retry up to date. */
+  private async track(write: Promise<void>): Promise<void> {
+    try {
+      await write;
+      this.setWritable(true);
+    } catch (err) {
+      this.setWritable(false, err);
+      throw err;
+    }
+  }
+
+  private setWritable(writable: boolean, err?: unknown): void {
+    if (writable === this.isWritable) return;
+    this.isWritable = writable;
+    if (writable) this.close();
+    else {
+      this.retryTimer = setInterval(() => {
+        this.checkWritable().catch(() => undefined);
+      }, this.retryMs);
+      this.retryTimer.unref();
+    }
+    for (const listener of this.writableListeners) listener(writable, err);
+  }
+
+  private async removeDeadTemporaryFiles(): Promise<void> {
+    const prefix = `${basename(this.path)}.`;
+    let names: string[];
+    try {
+      names = await readdir(dirname(this.path));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const match = /^\.?(\d+)\.(?:\d+\.)?tmp$/.exec(name.slice(prefix.length));
+      if (!name.startsWith(prefix) || !match) continue;
+      const pid = Number(match[1]);
+      if (pid !== process.pid && !processAlive(pid)) {
+        await unlink(join(dirname(this.path), name)).catch(() => undefined);
+      }
+    }
   }
 }
 
-function parseLedger(path: string, text: string): LedgerEntry[] {
-  if (text.trim() === '') return [];
+async function readLedgerFile(path: string): Promise<LedgerFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    // ENOTDIR: a parent is a file, so no ledger can exist there (writes will fail and say so).
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return { version: 2, sessions: [], intents: [] };
+    }
+    throw new Error(`cannot read the session ledger ${path}`, { cause: err });
+  }
+  return parseLedger(path, text);
+}
+
+function parseLedger(path: string, text: string): LedgerFile {
+  if (text.trim() === '') return { version: 2, sessions: [], intents: [] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -104,15 +307,28 @@ function parseLedger(path: string, text: string): LedgerEntry[] {
       cause: err,
     });
   }
-  const sessions = (parsed as Partial<LedgerFile> | null)?.sessions;
+  const file = parsed as Partial<LedgerFile> | null;
+  const sessions = file?.sessions;
   if (!Array.isArray(sessions)) {
     throw new Error(`the session ledger ${path} has no "sessions" list; fix or remove it`);
   }
-  return sessions.filter(
-    (e): e is LedgerEntry =>
-      typeof e === 'object' &&
-      e !== null &&
-      typeof (e as LedgerEntry).environment === 'string' &&
-      typeof (e as LedgerEntry).token === 'string',
-  );
+  // Version 1 files have no intents and no owners: their sessions count as orphans.
+  const intents = Array.isArray(file?.intents) ? file.intents : [];
+  return {
+    version: 2,
+    sessions: sessions.filter(
+      (e): e is LedgerEntry =>
+        typeof e === 'object' &&
+        e !== null &&
+        typeof (e as LedgerEntry).environment === 'string' &&
+        typeof (e as LedgerEntry).token === 'string',
+    ),
+    intents: intents.filter(
+      (i): i is CreateIntent =>
+        typeof i === 'object' &&
+        i !== null &&
+        typeof (i as CreateIntent).id === 'string' &&
+        typeof (i as CreateIntent).environment === 'string',
+    ),
+  };
 }

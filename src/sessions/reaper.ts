@@ -1,13 +1,24 @@
 /**
- * Closes synthetic sessions the ledger still lists: at start-up (what a crash left behind) and
- * after runs whose own cleanup could not close. Each token is retried with exponential backoff,
- * and every attempt respects the environment's request budget and Retry-After gate.
+ * Closes synthetic sessions the ledger lists for this process: what a process that is gone left
+ * behind (adopted from the ledger first) and what a run's own cleanup could not close.
+ *
+ * - Only a real close counts (`confirmsClose`): a 200, or a 410 with the API's error envelope.
+ *   Anything else (400, 404, 401, 5xx, a 410 without the envelope, a timeout) leaves the token
+ *   listed and retries it with exponential backoff from 1 s up to 5 minutes, for as long as the
+ *   process runs; `isa_synthetic_sessions_open` shows it and `IsaSyntheticSessionsLeaking` tickets
+ *   it after 30 minutes (docs/runbooks.md says how to settle it with the API operator).
+ * - Every close is admitted like any request (`admit`): Retry-After gate, budget, gate again.
+ *   A sweep never waits for a closed gate: it stops, and the next sweep goes on. That keeps
+ *   start-up, `check` and shutdown from waiting out a long Retry-After.
+ * - Tokens a run is still using are never closed under it (`hold`/`release`).
  */
 import type { ApiClient } from '../api/client.js';
 import type { CheckLogger } from '../checks/check.js';
+import { admit, RetryAfterError } from '../limits/admission.js';
 import type { BackoffGate } from '../limits/backoff-gate.js';
 import type { RequestBudget } from '../limits/request-budget.js';
-import type { SessionLedger } from './ledger.js';
+import type { CreateIntent, SessionLedger } from './ledger.js';
+import { confirmsClose } from './tokens.js';
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 5 * 60_000;
@@ -20,25 +31,40 @@ export interface SessionReaperOptions {
   gate: BackoffGate;
   log: CheckLogger;
   timeoutMs: number;
+  /** Sessions that may be open on the API with a token nobody received (see ledger intents). */
+  onUnrecoverable?: (intent: CreateIntent) => void;
   now?: () => number;
 }
 
 export class SessionReaper {
   private readonly retries = new Map<string, { attempts: number; nextAt: number }>();
+  private readonly held = new Set<string>();
   private readonly now: () => number;
 
   constructor(private readonly opts: SessionReaperOptions) {
     this.now = opts.now ?? (() => performance.now());
   }
 
+  /** Keeps the reaper away from a token a run is still using. */
+  hold(token: string): void {
+    this.held.add(token);
+  }
+
+  release(token: string): void {
+    this.held.delete(token);
+  }
+
   /**
-   * Tries to close every listed token whose backoff has elapsed (all of them with `force`).
-   * Never throws; returns how many are still open.
+   * Adopts what dead processes left, then tries to close every listed token whose backoff has
+   * elapsed (all of them with `force`). Stops early when the gate is closed. Never throws;
+   * returns how many of this process's sessions are still open.
    */
   async sweep(opts: { force?: boolean; signal?: AbortSignal } = {}): Promise<number> {
     const { ledger, environment } = this.opts;
+    await this.adopt();
     for (const entry of ledger.list(environment)) {
-      if (opts.signal?.aborted) break;
+      if (opts.signal?.aborted || !this.opts.gate.isOpen()) break;
+      if (this.held.has(entry.token)) continue;
       const retry = this.retries.get(entry.token);
       if (!opts.force && retry && retry.nextAt > this.now()) continue;
       await this.closeOne(entry.token, opts.signal);
@@ -46,16 +72,40 @@ export class SessionReaper {
     return ledger.count(environment);
   }
 
+  /** Closes specific tokens now (learned late, after their run ended). */
+  async closeTokens(tokens: string[], signal?: AbortSignal): Promise<void> {
+    for (const token of tokens) {
+      if (signal?.aborted || !this.opts.ledger.has(this.opts.environment, token)) continue;
+      await this.closeOne(token, signal);
+    }
+  }
+
+  /** Takes over orphans; reports their intents (shared by every environment of the ledger). */
+  private async adopt(): Promise<void> {
+    try {
+      const { sessions, intents } = await this.opts.ledger.adoptOrphans();
+      if (sessions.length > 0) {
+        this.opts.log.warn(
+          { sessions: sessions.length },
+          'closing synthetic sessions left open by a previous run',
+        );
+      }
+      for (const intent of intents) this.opts.onUnrecoverable?.(intent);
+    } catch (err) {
+      this.opts.log.warn({ err }, 'could not read the session ledger for leftover sessions');
+    }
+  }
+
   private async closeOne(token: string, signal?: AbortSignal): Promise<void> {
     const { client, ledger, environment, budget, gate, log } = this.opts;
     try {
-      await gate.waitOpen(signal);
-      await budget.acquire(signal);
-      const response = await client.closeSession(token, { timeoutMs: this.opts.timeoutMs, signal });
+      await admit(gate, budget, { maxWaitMs: 0, ...(signal ? { signal } : {}) });
+      const response = await client.closeSession(token, {
+        timeoutMs: this.opts.timeoutMs,
+        ...(signal ? { signal } : {}),
+      });
       gate.observe(response.statusCode, response.retryAfterMs);
-      // 200: closed now; 410: already closed; 400/404: the API does not know the token, so
-      // nothing is left open on its side.
-      if ([200, 400, 404, 410].includes(response.statusCode ?? 0)) {
+      if (confirmsClose(response)) {
         await ledger.remove(environment, token);
         this.retries.delete(token);
         log.info({ statusCode: response.statusCode }, 'closed a leftover synthetic session');
@@ -63,7 +113,7 @@ export class SessionReaper {
       }
       this.backoff(token, response.transportError?.reason ?? `HTTP ${response.statusCode}`);
     } catch (err) {
-      if (signal?.aborted) return;
+      if (signal?.aborted || err instanceof RetryAfterError) return;
       this.backoff(token, 'error');
       log.warn({ err }, 'closing a leftover synthetic session failed');
     }

@@ -40,11 +40,13 @@ export const CONTRACT_ALERTS: Readonly<Record<string, readonly string[]>> = {
   IsaCredentialsRejected: ['critical', 'warning'],
   IsaApiRateLimited: ['warning'],
   IsaSyntheticSessionsLeaking: ['warning'],
+  IsaSyntheticSessionsUnrecoverable: ['warning'],
   // Added with the analytics check (docs/alerts.md).
   IsaAnalyticsIngestLagging: ['warning'],
   // Added with the providers and coverage checks (docs/alerts.md).
   IsaProviderListShrank: ['warning'],
   IsaCoverageAnswersWrong: ['warning'],
+  IsaSessionLedgerUnwritable: ['warning'],
   IsaMonitorDown: ['critical'],
   IsaMonitorAbsent: ['critical'],
   IsaMonitorStalled: ['critical'],

@@ -5,6 +5,7 @@ import {
   extractRequestId,
   flattenHeaders,
   isJsonContentType,
+  INVALID_RETRY_AFTER,
   parseRetryAfter,
 } from '../../src/api/response.js';
 import { redactor } from '../../src/api/transport-errors.js';
@@ -26,10 +27,24 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(value, now)).toBe(expected);
   });
 
-  it.each([undefined, '', '-5', '1.5', 'soon', '60s', 'Funday, 99 Foo 2026 GMT'])(
-    'rejects %j',
+  it('reads an absent header as null', () => {
+    expect(parseRetryAfter(undefined, now)).toBeNull();
+  });
+
+  // Finding 3 of the "close every session" issue: every shape has a defined meaning.
+  it.each([
+    ['1.5', 1_500], // fractional delta-seconds, rounded up to the millisecond
+    ['0.0001', 1],
+    ['99999999999', 99_999_999_999_000], // huge: kept; the gate clamps it
+    ['9'.repeat(400), Number.MAX_SAFE_INTEGER], // beyond a number: the largest safe one
+  ])('reads %j as %d ms', (value, expected) => {
+    expect(parseRetryAfter(value, now)).toBe(expected);
+  });
+
+  it.each(['', '-5', '-0.5', 'soon', '60s', '1e3', 'Funday, 99 Foo 2026 GMT', 'Mon, garbage'])(
+    "marks %j as present but invalid (the client reads it as the spec's 60 s)",
     (value) => {
-      expect(parseRetryAfter(value, now)).toBeNull();
+      expect(parseRetryAfter(value, now)).toBe(INVALID_RETRY_AFTER);
     },
   );
 });

@@ -57,7 +57,13 @@ function monitor(url: string, analytics: Analytics = {}) {
         client,
         budget: new RequestBudget(1000),
         gate: new BackoffGate(),
-        sessions: { opened: () => Promise.resolve(), closed: () => Promise.resolve() },
+        // The analytics check creates no session.
+        sessions: {
+          create: () => Promise.reject(new Error('analytics creates no session')),
+          opened: () => Promise.resolve(),
+          closed: () => Promise.resolve(),
+          release: () => {},
+        },
         createdSessions: journal,
         retained,
         log,

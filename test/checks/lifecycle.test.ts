@@ -1,18 +1,16 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
+import { REFILL_HEADROOM } from '../../src/limits/request-budget.js';
 import type { CheckResult } from '../../src/checks/check.js';
 import {
   lifecycleCheck,
   type AddressConfig,
   type LifecycleFacts,
 } from '../../src/checks/lifecycle.js';
-import { BackoffGate } from '../../src/limits/backoff-gate.js';
-import { REFILL_HEADROOM, RequestBudget } from '../../src/limits/request-budget.js';
-import { runCheck } from '../../src/runner.js';
-import { SessionJournal } from '../../src/sessions/journal.js';
 import type { FaultRule } from '../../src/simulator/index.js';
 import {
-  captureLogger,
   startTestSimulator,
   testEnvironment,
   testRuntime,
@@ -259,29 +257,18 @@ describe('lifecycle check', () => {
 });
 
 describe('lifecycle check when the session ledger cannot be written', () => {
-  it('still closes the session it created, and fails the run', async () => {
+  it('creates no session it could not record, and fails the run', async () => {
     const env = testEnvironment(sim.url, { lifecycle: { addresses: [address('2 Pending Ave')] } });
-    const client = new ApiClient({ baseUrl: env.baseUrl, apiKey: env.apiKey, userAgent: 'test' });
-    const { log, lines } = captureLogger();
-    const result = await runCheck({
-      check: lifecycleCheck,
-      environment: env,
-      client,
-      budget: new RequestBudget(50),
-      gate: new BackoffGate(),
-      sessions: {
-        opened: () => Promise.reject(new Error('disk full')),
-        closed: () => Promise.resolve(),
-      },
-      createdSessions: new SessionJournal(),
-      retained: new Map(),
-      log,
-      runNumber: 0,
-      timeoutMs: 5_000,
-    });
-    await client.close();
+    const dir = join(await mkdtemp(join(tmpdir(), 'isa-ledger-')), 'state');
+    const { runtime, lines } = await testRuntime(env, join(dir, 'sessions.json'));
+    // The state directory becomes a file: every write fails, even for root.
+    await writeFile(dir, '');
+    const before = sim.requests.length;
+    const result = await runtime.run(lifecycleCheck);
+    await runtime.close();
     expect(result).toMatchObject({ outcome: 'fail', reason: 'error' });
     expect(lines.some((l) => l.msg === 'lifecycle run aborted')).toBe(true);
+    expect(sim.requests.slice(before).filter((r) => r.method === 'POST')).toEqual([]);
     expect(sim.simulator.state.openSessions()).toEqual([]);
   });
 });

@@ -140,7 +140,7 @@ const ROWS: Row[] = [
     name: 'a key file that does not exist',
     yaml: production(ADDRESSES, 'api_key_file: /nonexistent/isa-monitor/key'),
     problems: [
-      'environments[0].api_key_file: cannot read /nonexistent/isa-monitor/key: no such file or directory',
+      'environments[0].api_key_file: cannot read the file named by api_key_file (its path is not shown: nothing exists there, and it may be a key pasted in its place): no such file or directory',
     ],
   },
   // --- names and URLs --------------------------------------------------------------------------

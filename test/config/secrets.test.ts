@@ -100,12 +100,12 @@ describe('API key from a file', () => {
     };
     expect(
       problems(
-        parseConfigText(environment('api_key_file: /run/secrets/isa'), {
+        parseConfigText(environment(`api_key_file: ${dir}`), {
           env: {},
           readFile: denied,
         }),
       ),
-    ).toEqual(['environments[0].api_key_file: cannot read /run/secrets/isa: permission denied']);
+    ).toEqual([`environments[0].api_key_file: cannot read ${dir}: permission denied`]);
   });
 
   it('reports a directory given as the key file', () => {

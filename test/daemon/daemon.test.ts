@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { eventually, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
+import { eventually, metricSum, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 
 const KEY = 'daemon-key-7d6c5b4a3f2e1d0c';
 let sim: RunningSimulator;
@@ -106,14 +106,6 @@ function start(configPath: string): DaemonProcess {
   return daemon;
 }
 
-async function metric(url: string, pattern: RegExp): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => pattern.test(line))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-}
-
 describe('isa-monitor run', () => {
   it('serves metrics that move, status and readiness; exits 0 on SIGTERM with nothing left open', async () => {
     const { path, stateFile } = await writeConfig('2 Pending Ave');
@@ -126,12 +118,12 @@ describe('isa-monitor run', () => {
     );
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     await eventually(
-      async () => (await metric(url, /^isa_ping_attempts_total\{.*result="ok"/)) >= 2,
+      async () => (await metricSum(url, /^isa_ping_attempts_total\{.*result="ok"/)) >= 2,
       10_000,
       'two ok pings',
     );
     await eventually(
-      async () => (await metric(url, /^isa_lifecycle_runs_total\{.*result="success"/)) >= 1,
+      async () => (await metricSum(url, /^isa_lifecycle_runs_total\{.*result="success"/)) >= 1,
       15_000,
       'a successful lifecycle run',
     );
@@ -160,8 +152,8 @@ describe('isa-monitor run', () => {
       const url = await daemon.url;
       await eventually(
         async () =>
-          (await metric(url, /^isa_ping_attempts_total\{.*result="server_error"/)) >= 2 &&
-          (await metric(url, /^isa_lifecycle_runs_total\{.*result="create_failed"/)) >= 1,
+          (await metricSum(url, /^isa_ping_attempts_total\{.*result="server_error"/)) >= 2 &&
+          (await metricSum(url, /^isa_lifecycle_runs_total\{.*result="create_failed"/)) >= 1,
         15_000,
         'failed pings and a failed lifecycle run against the hostile API',
       );
@@ -196,13 +188,13 @@ describe('isa-monitor run', () => {
     const daemon = start(path);
     const url = await daemon.url;
     await eventually(
-      async () => (await metric(url, /^isa_analytics_ingest_lag_seconds_count\{/)) >= 1,
+      async () => (await metricSum(url, /^isa_analytics_ingest_lag_seconds_count\{/)) >= 1,
       20_000,
       'an ingest lag observed',
     );
-    expect(await metric(url, /^isa_analytics_sync_pages_total\{/)).toBeGreaterThanOrEqual(1);
+    expect(await metricSum(url, /^isa_analytics_sync_pages_total\{/)).toBeGreaterThanOrEqual(1);
     expect(
-      await metric(
+      await metricSum(
         url,
         /^isa_contract_checks_total\{.*check="analytics_campaign_id".*result="pass"/,
       ),

@@ -124,7 +124,10 @@ const CONTRACT: Array<{
     name: 'isa_checks_skipped_total',
     type: 'counter',
     labels: ['environment', 'check', 'reason'],
-    values: { check: ['ping', 'lifecycle'], reason: ['overlap', 'rate_limit_backoff', 'budget'] },
+    values: {
+      check: ['ping', 'lifecycle'],
+      reason: ['overlap', 'rate_limit_backoff', 'budget', 'ledger_unwritable'],
+    },
   },
   { name: 'isa_monitor_build_info', type: 'gauge', labels: ['version', 'revision', 'nodejs'] },
 ];
@@ -132,7 +135,12 @@ const CONTRACT: Array<{
 const DEFINITIONS = Object.values(METRICS) as MetricDefinition[];
 
 /** Metrics of the monitor process itself, without an `environment` label. */
-const MONITOR_WIDE = ['isa_monitor_build_info', 'isa_measurement_event_loop_lag_seconds'];
+const MONITOR_WIDE = [
+  'isa_monitor_build_info',
+  'isa_measurement_event_loop_lag_seconds',
+  'isa_session_ledger_writable',
+  'isa_metrics_server_connections_rejected_total',
+];
 describe('createMetrics', () => {
   it('registers every metric of contract §4 with its type and labels', async () => {
     const { registry } = testMetrics();

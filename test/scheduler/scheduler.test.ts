@@ -108,7 +108,13 @@ describe('Scheduler', () => {
     vi.setSystemTime(new Date(startIso));
     const { runtime, scheduler, results } = await setUp(instant, options);
     scheduler.start();
-    await vi.advanceTimersByTimeAsync(ms);
+    // A second at a time, letting each finished run settle: after a run the scheduler sweeps the
+    // session ledger, which is file I/O on the real clock, and a run still settling would turn the
+    // next tick into an overlap skip.
+    for (let elapsed = 0; elapsed < ms; elapsed += 1_000) {
+      await vi.advanceTimersByTimeAsync(Math.min(1_000, ms - elapsed));
+      await vi.waitFor(() => expect(scheduler.running).toBe(0), { timeout: 5_000 });
+    }
     vi.useRealTimers();
     await scheduler.stop(1_000);
     await runtime.close();

@@ -40,16 +40,17 @@ export interface CliRun {
 /** Runs `isa-monitor ...args` to completion. */
 export function runCli(
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; uid?: number } = {},
 ): Promise<CliRun> {
-  const child = spawnCli(args, opts.env);
+  const child = spawnCli(args, opts.env, opts.uid);
   return collect(child, opts.timeoutMs ?? 60_000);
 }
 
 /** Starts `isa-monitor ...args` and leaves it running. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, uid?: number): ChildProcess {
   return spawn(process.execPath, [...CLI_ARGS, ...args], {
     cwd: ROOT,
+    ...(uid === undefined ? {} : { uid, gid: uid }),
     // A clean environment: no ISA_* variable of the developer's leaks into a test.
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'], ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -105,6 +106,15 @@ export function startDaemonProcess(args: string[], env: NodeJS.ProcessEnv = {}):
     ),
   );
   return { child, output: () => output, url, exit };
+}
+
+/** The sum of the daemon's samples at `url` whose line matches `pattern`. */
+export async function metricSum(url: string, pattern: RegExp): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => pattern.test(line))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes. */

@@ -1,0 +1,42 @@
+/**
+ * The one way a request is admitted: the environment's Retry-After gate, then a token from its
+ * request budget, then the gate again. The second look matters: a request can wait in the
+ * budget's queue while another path (a ping, a cleanup close) receives a 429, and it must not be
+ * sent inside the new Retry-After just because it passed the gate before the wait.
+ */
+import type { BackoffGate } from './backoff-gate.js';
+import type { RequestBudget } from './request-budget.js';
+
+/** Thrown when the gate stays closed for longer than the caller can wait. */
+export class RetryAfterError extends Error {
+  readonly code = 'RETRY_AFTER';
+  constructor(readonly retryAfterMs: number) {
+    super(`the API asked to wait ${Math.ceil(retryAfterMs / 1000)} s (Retry-After)`);
+    this.name = 'RetryAfterError';
+  }
+}
+
+export interface AdmitOptions {
+  signal?: AbortSignal;
+  /**
+   * The longest the caller may wait for the gate. When the gate is closed for longer, the call
+   * fails at once with `RetryAfterError` instead of waiting for a deadline it cannot meet.
+   */
+  maxWaitMs?: number;
+}
+
+/** Waits for the gate and a budget token; resolves when the request may be sent right now. */
+export async function admit(
+  gate: BackoffGate,
+  budget: RequestBudget,
+  opts: AdmitOptions = {},
+): Promise<void> {
+  for (;;) {
+    const closed = gate.remainingMs();
+    if (opts.maxWaitMs !== undefined && closed > opts.maxWaitMs) throw new RetryAfterError(closed);
+    await gate.waitOpen(opts.signal);
+    await budget.acquire(opts.signal);
+    // The token is spent either way; a request never goes out inside a Retry-After.
+    if (gate.isOpen()) return;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The metrics server is bounded (finding 5 of the "check and the daemon share one ledger" issue):
+ * thousands of slow connections exhausted the process's file descriptors and `/healthz` was down
+ * for about 50 s with nothing logged. Real sockets on loopback, with small limits.
+ */
+import { connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import express from 'express';
+import { listenBounded, type RejectReason } from '../../src/server/listen.js';
+import { eventually } from '../support/cli.js';
+
+const sockets: Socket[] = [];
+afterEach(() => {
+  for (const s of sockets.splice(0)) s.destroy();
+});
+
+function openSlow(port: number): Promise<Socket> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => resolve(socket));
+    socket.on('error', () => {});
+    sockets.push(socket);
+  });
+}
+
+describe('bounded metrics server', () => {
+  it('refuses connections over the limit, cuts slow ones, logs it, and serves again', async () => {
+    const app = express();
+    app.get('/healthz', (_req, res) => res.send('ok'));
+    const lines: string[] = [];
+    const logger = pino({}, { write: (line: string) => void lines.push(line) });
+    const rejected: RejectReason[] = [];
+    const server = await listenBounded(app, {
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      onReject: (reason) => rejected.push(reason),
+      maxConnections: 5,
+      headersTimeoutMs: 300,
+      requestTimeoutMs: 400,
+      idleTimeoutMs: 300,
+    });
+    const { port } = server.address() as AddressInfo;
+    try {
+      // Slowloris: connections that send part of a request and then nothing.
+      const slow = await Promise.all(Array.from({ length: 20 }, () => openSlow(port)));
+      for (const s of slow) s.write('GET /healthz HTTP/1.1\r\n');
+      await eventually(() => rejected.includes('connection_limit'), 5_000, 'a refusal');
+      await eventually(() => rejected.includes('timeout'), 5_000, 'a slow request cut');
+      expect(lines.join('')).toContain('metrics server limits hit');
+      // The slow ones are gone; the server answers again.
+      // A refused connection is closed without an answer: each probe has its own deadline.
+      await eventually(
+        async () =>
+          (await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(500) })
+            .then((r) => r.status)
+            .catch(() => 0)) === 200,
+        5_000,
+        '/healthz after the flood',
+      );
+      // Logged once per minute at most, however many were refused.
+      expect(lines.filter((l) => l.includes('metrics server limits hit'))).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
