@@ -233,9 +233,9 @@ podman stop -t 15 "$third" >/dev/null 2>>"$work/podman.err"
 [ "$(podman inspect --format '{{.State.ExitCode}}' "$third")" = 0 ] || fail "the third container did not exit 0"
 
 step "no ledger volume"
-# Read-only root and no volume: the ledger cannot be written, so every lifecycle run must fail
-# visibly (result="error", which IsaLifecycleFailing sees) and close its session instead of
-# running with a session nothing could recover.
+# Read-only root and no volume: the ledger cannot be written, so the monitor must create no
+# session it could not recover: lifecycle runs are skipped as ledger_unwritable (counted, and
+# isa_session_ledger_writable is 0), pings go on, and the log says why.
 fourth=isa-monitor-d-$$
 containers+=("$fourth")
 podman run -d --name "$fourth" --network=host --read-only \
@@ -243,12 +243,16 @@ podman run -d --name "$fourth" --network=host --read-only \
   -v "$work/config.yaml:/etc/isa-monitor/config.yaml:ro" \
   -v "$work/secrets/isa-production-api-key:/run/secrets/isa-production-api-key:ro" \
   "$tag" >/dev/null 2>>"$work/podman.err"
-wait_for "http_get $M/metrics | grep '^isa_lifecycle_runs_total{environment=\"production\",result=\"error\"} [1-9]'" 40 ||
-  fail "without a ledger volume, no lifecycle run failed: $(podman logs "$fourth" 2>&1 | tail -3)"
+wait_for "http_get $M/metrics | grep '^isa_checks_skipped_total{environment=\"production\",check=\"lifecycle\",reason=\"ledger_unwritable\"} [1-9]'" 40 ||
+  fail "without a ledger volume, no lifecycle run was skipped as ledger_unwritable: $(podman logs "$fourth" 2>&1 | tail -3)"
+http_get "$M/metrics" | grep '^isa_session_ledger_writable 0' >/dev/null ||
+  fail "isa_session_ledger_writable is not 0 without a ledger volume"
+wait_for "http_get $M/metrics | grep '^isa_ping_attempts_total{environment=\"production\",result=\"ok\"} [1-9]'" 40 ||
+  fail "pings stopped without a ledger volume"
 podman logs "$fourth" >"$work/fourth.log" 2>&1
 grep EROFS "$work/fourth.log" >/dev/null || fail "the log does not say why the ledger write failed"
 wait_for "! open_json | grep session_token" 15 || fail "a session stayed open although the ledger could not be written"
-say "without a ledger volume: lifecycle runs fail (result=\"error\", EROFS logged), no session left open"
+say "without a ledger volume: lifecycle runs skipped as ledger_unwritable (EROFS logged), pings go on, no session left open"
 podman stop -t 15 "$fourth" >/dev/null 2>>"$work/podman.err"
 
 printf '\nimage: %s, %s MB, built in %s s; every check above passed\n' "$tag" "$((size_bytes / 1000000))" "$build_seconds"
