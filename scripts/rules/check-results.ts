@@ -167,10 +167,7 @@ export function environmentEvents(
   // A provider-list fetch of minute m finishes at m·60 + 30 s and lists that many providers.
   expandTimeline(spec.providers ?? '', minutes, NO_EVENT).forEach((event, m) => {
     if (event === NO_EVENT) return;
-    const n = Number(event);
-    if (!Number.isInteger(n) || n < 0) {
-      throw new Error(`providers must be whole numbers or -, got "${event}"`);
-    }
+    const n = wholeNumber('providers', event, ' or -');
     const result = providersResult(environment, n, m * 60 + 30 - REFERENCE_SECONDS);
     events.push({ at: m * 60 + 30, record: (r) => r.recordResult(result) });
   });
@@ -187,15 +184,11 @@ export function environmentEvents(
     events.push({ at: m * 60 + 40, record: (r) => r.recordResult(result) });
   });
   expandTimeline(spec.sessions ?? '', minutes, '0').forEach((v, m) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new Error(`sessions must be whole numbers, got "${v}"`);
+    const n = wholeNumber('sessions', v);
     events.push({ at: m * 60, record: (r) => r.setSessionsOpen(environment, n) });
   });
   expandTimeline(spec.unrecoverable ?? '', minutes, '0').forEach((v, m) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new Error(`unrecoverable must be whole numbers, got "${v}"`);
+    const n = wholeNumber('unrecoverable', v);
     if (n > 0)
       events.push({ at: m * 60 + 50, record: (r) => r.recordUnrecoverable(environment, n) });
   });
@@ -208,6 +201,15 @@ export function monitorEvents(ledger: string | undefined, minutes: number): Reco
     if (v !== '0' && v !== '1') throw new Error(`ledger must be 1 or 0, got "${v}"`);
     return { at: m * 60, record: (r: Recorder) => r.setLedgerWritable(v === '1') };
   });
+}
+
+/** A timeline value that must be a whole number; `also` names what else the key accepts. */
+function wholeNumber(key: string, value: string, also = ''): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new Error(`${key} must be whole numbers${also}, got "${value}"`);
+  }
+  return n;
 }
 
 /** A ping event's result and duration; `ok@0.6` overrides the duration of a named event. */
