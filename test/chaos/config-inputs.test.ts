@@ -5,12 +5,26 @@
  * and must end, with exit 2 and a clear message, well within its time limit.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MAX_CONFIG_FILE_BYTES } from '../../src/config/files.js';
 import { runCli } from '../support/cli.js';
+
+/**
+ * The unprivileged run needs an ordinary user to reach the checkout and the Node binary: every
+ * directory above them must be searchable by others (a checkout inside a mode-700 directory such
+ * as `mktemp -d`'s is not, and there the case cannot be run as another user at all).
+ */
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+function othersCanReach(path: string): boolean {
+  for (let p = dirname(path); ; p = dirname(p)) {
+    if ((statSync(p).mode & 0o001) === 0) return false;
+    if (p === dirname(p)) return true;
+  }
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'isa-chaos-config-'));
 chmodSync(dir, 0o755);
@@ -66,7 +80,7 @@ describe('config inputs that try to hang the process', () => {
     }
   });
 
-  it.runIf(process.getuid?.() === 0)(
+  it.runIf(process.getuid?.() === 0 && othersCanReach(REPO) && othersCanReach(process.execPath))(
     'a key file the process may not read is an error naming the file (run as a non-root user)',
     async () => {
       const config = configWithKeyFile(unreadable);
