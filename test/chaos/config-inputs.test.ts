@@ -80,7 +80,11 @@ describe('config inputs that try to hang the process', () => {
     }
   });
 
-  it.runIf(process.getuid?.() === 0 && othersCanReach(REPO) && othersCanReach(process.execPath))(
+  it.runIf(
+    process.getuid?.() === 0 &&
+      othersCanReach(join(REPO, 'dist', 'cli.js')) &&
+      othersCanReach(process.execPath),
+  )(
     'a key file the process may not read is an error naming the file (run as a non-root user)',
     async () => {
       const config = configWithKeyFile(unreadable);
