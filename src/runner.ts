@@ -60,6 +60,9 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   let deadlineAt = start + opts.timeoutMs;
   let signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   const log = withFields(opts.log, { correlationId });
+  const priority = opts.check.budgetPriority ?? 'normal';
+  // Time spent waiting for the environment's request budget: not the API's time (see `admit`).
+  let budgetWaitMs = 0;
 
   const ctx: CheckContext = {
     // Only this check's own section and the environment's shared settings: never the API key.
@@ -85,7 +88,13 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     async acquireBudget() {
       // Never wait for a Retry-After that outlasts the run: fail now, as rate limited.
       const maxWaitMs = Math.max(0, deadlineAt - now());
-      await admit(opts.gate, opts.budget, { signal, maxWaitMs });
+      await admit(opts.gate, opts.budget, {
+        signal,
+        maxWaitMs,
+        priority,
+        now,
+        onBudgetWait: (ms) => (budgetWaitMs += ms),
+      });
     },
     sleep: (ms) => delay(ms, undefined, { signal }),
     step(name, response, expectedStatus) {
@@ -133,7 +142,8 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     summary: opts.check.summary(outcome.facts),
     details: opts.check.details?.(outcome.facts) ?? {},
     startedAt,
-    durationMs: round(now() - start),
+    durationMs: round(now() - start - budgetWaitMs),
+    budgetWaitMs: round(budgetWaitMs),
     steps,
     facts: outcome.facts,
     responses,

@@ -6,7 +6,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiClient, type ApiResponse } from '../src/api/client.js';
 import { CALLER_ABORT_CODE, DEADLINE_CODE } from '../src/api/transport-errors.js';
 import type { AnyCheck, CheckContext, CheckOutcome } from '../src/checks/check.js';
@@ -218,5 +218,37 @@ describe('cleanups', () => {
     expect(cleanupAborted).toBe(true);
     expect(result.outcome).toBe('pass');
     expect(result.durationMs).toBeLessThan(4_000);
+  });
+});
+
+describe('waits for the request budget', () => {
+  it('keeps them out of the run duration and reports them on their own', async () => {
+    vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const clock = () => Date.now();
+      // Three requests at 10/s: the first at once, the next two after a refill each; 30 ms of
+      // the check's own work in between.
+      const paced = check(async (ctx) => {
+        for (let i = 0; i < 3; i += 1) {
+          await ctx.acquireBudget();
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return { outcome: 'pass', reason: null, facts: null };
+      });
+      const running = run(
+        { ...paced, budgetPriority: 'normal' },
+        { budget: new RequestBudget(10, clock), now: clock },
+      );
+      await vi.advanceTimersByTimeAsync(1_000);
+      const { result } = await running;
+      expect(result.durationMs).toBe(30);
+      // Tokens 2 and 3 each come a 1/(10 × 1.01) s refill after the one before, less the 10 ms
+      // of work since; timers round each wait up to a whole millisecond.
+      const waitedMs = 2 * (1000 / 10.1 - 10);
+      expect(result.budgetWaitMs).toBeGreaterThanOrEqual(waitedMs);
+      expect(result.budgetWaitMs).toBeLessThanOrEqual(waitedMs + 2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

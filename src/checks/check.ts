@@ -13,6 +13,7 @@
  */
 import type { ApiClient, ApiResponse, RequestOptions } from '../api/client.js';
 import type { CheckConfigBase, CheckSection } from '../config/section.js';
+import type { BudgetPriority } from '../limits/request-budget.js';
 import type { MetricDefinition } from '../metrics/metric-definition.js';
 import type { CreatedSessions } from '../sessions/journal.js';
 import type { ContractCheck, ContractResult, Operation, Outcome } from '../vocabulary.js';
@@ -72,7 +73,10 @@ export interface CheckResult<Facts = unknown> {
   details?: Details;
   /** Unix time in ms when the run started. */
   startedAt: number;
+  /** How long the run took, less `budgetWaitMs`: the monitor's own pacing is not the API's time. */
   durationMs: number;
+  /** How long the run's requests waited for request-budget tokens, ms; absent means none. */
+  budgetWaitMs?: number;
   steps: StepRecord[];
   /** What the check found, for its `record`; null when the run ended before the check returned. */
   facts: Facts | null;
@@ -222,6 +226,13 @@ export interface Check<
    * check is running, so it never closes a session a run still owns.
    */
   createsSessions?: boolean;
+  /**
+   * `first` when the run's timing is its measurement (the ping): its requests go before every
+   * other check's queued requests in the environment's request budget and may take the token
+   * kept in reserve for them, so a ping that comes due during a lifecycle run is not held back
+   * by the lifecycle's polls. Default `normal`.
+   */
+  budgetPriority?: BudgetPriority;
   /** The keys `summary` may return, each null in other checks' documents (a stable JSON shape). */
   summaryKeys: readonly string[];
   run(ctx: CheckContext<Config>): Promise<CheckOutcome<Facts>>;

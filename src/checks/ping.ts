@@ -124,6 +124,8 @@ export const pingCheck = defineCheck({
   metrics,
   operations: ['ping'],
   contractChecks: ['response_schema'],
+  // A ping's fire time is part of what it measures: it never queues behind another check's polls.
+  budgetPriority: 'first',
   summaryKeys: ['latency_class', 'connection'],
   async run(ctx) {
     await ctx.acquireBudget();

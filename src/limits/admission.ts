@@ -5,7 +5,7 @@
  * sent inside the new Retry-After just because it passed the gate before the wait.
  */
 import type { BackoffGate } from './backoff-gate.js';
-import type { RequestBudget } from './request-budget.js';
+import type { BudgetPriority, RequestBudget } from './request-budget.js';
 
 /** Thrown when the gate stays closed for longer than the caller can wait. */
 export class RetryAfterError extends Error {
@@ -23,6 +23,17 @@ export interface AdmitOptions {
    * fails at once with `RetryAfterError` instead of waiting for a deadline it cannot meet.
    */
   maxWaitMs?: number;
+  /** Who the request is for (see `BudgetPriority`); default `normal`. */
+  priority?: BudgetPriority;
+  /**
+   * Told how long each wait for a budget token took (ms), also when it ended in an abort. That
+   * wait is the monitor's own pacing, not the API's time: the runner keeps it out of run
+   * durations and reports it on its own. A wait for the gate is the API's doing (its Retry-After)
+   * and is not reported here.
+   */
+  onBudgetWait?: (ms: number) => void;
+  /** Monotonic clock in ms, for `onBudgetWait`. */
+  now?: () => number;
 }
 
 /** Waits for the gate and a budget token; resolves when the request may be sent right now. */
@@ -31,11 +42,17 @@ export async function admit(
   budget: RequestBudget,
   opts: AdmitOptions = {},
 ): Promise<void> {
+  const now = opts.now ?? (() => performance.now());
   for (;;) {
     const closed = gate.remainingMs();
     if (opts.maxWaitMs !== undefined && closed > opts.maxWaitMs) throw new RetryAfterError(closed);
     await gate.waitOpen(opts.signal);
-    await budget.acquire(opts.signal);
+    const asked = now();
+    try {
+      await budget.acquire(opts.signal, opts.priority);
+    } finally {
+      opts.onBudgetWait?.(now() - asked);
+    }
     // The token is spent either way; a request never goes out inside a Retry-After.
     if (gate.isOpen()) return;
   }

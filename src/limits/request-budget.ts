@@ -1,5 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
-
 /**
  * Headroom of the refill over the configured rate. A schedule may use the whole budget (1 s pings
  * with `request_budget_per_second: 1` is valid), and then any lateness, once waited for, could
@@ -11,76 +9,139 @@ import { setTimeout as delay } from 'node:timers/promises';
 export const REFILL_HEADROOM = 0.01;
 
 /**
+ * Who a request is for. `first`: a run whose timing is its measurement (a ping, a confirmation
+ * ping), served before every queued `normal` request and allowed the reserved token. `normal`:
+ * everything else (lifecycle steps and polls, the other checks, closing leftovers).
+ */
+export type BudgetPriority = 'first' | 'normal';
+
+/**
+ * Tokens kept for `first` requests. Without it a ping that comes due just after a lifecycle poll
+ * took the token waits for the refill: up to 1/N s (a second at the default N = 1), measured in
+ * its fire time. With it the ping goes out at once and the lifecycle's next request waits instead.
+ */
+export const RESERVED_TOKENS = 1;
+
+/**
+ * Tokens that floating-point refill arithmetic may lose: a waiter whose deficit was waited out
+ * exactly must not wait again for a billionth of a token.
+ */
+const ROUNDING = 1e-9;
+
+interface Waiter {
+  resolve: () => void;
+  reject: (reason: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: () => void;
+}
+
+/**
  * The monitor's own traffic cap per environment (`request_budget_per_second`): a token bucket that
- * every request of every check, poll and cleanup takes a token from before it is sent. The bucket
- * holds a single token, so requests are paced at least 1/(N × 1.01) s apart and no burst goes
- * beyond one request (a larger burst allowance would let two seconds' worth through in one).
+ * every request of every check, poll and cleanup takes a token from before it is sent. `normal`
+ * requests see a bucket of one token, so they are paced at least 1/(N × 1.01) s apart and never
+ * burst. One more token is reserved for `first` requests, so a ping never waits for a lifecycle's
+ * token: at most two requests go out together, and then the second is a `first` one. In any T
+ * seconds at most 2 + 1.01 × N × T requests are sent.
  */
 export class RequestBudget {
+  /** Tokens in the bucket, 0 … 1 + RESERVED_TOKENS; `normal` requests use only those above the reserve. */
   private tokens: number;
   private last: number;
   /** Tokens per millisecond. */
   private readonly refillPerMs: number;
-  /** Waiters are served in arrival order so a polling loop cannot starve a ping. */
-  private queue: Promise<void> = Promise.resolve();
-  private waiting = 0;
+  /** Waiters in arrival order per priority, so a polling loop cannot starve a ping. */
+  private readonly queues: Record<BudgetPriority, Waiter[]> = { first: [], normal: [] };
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     perSecond: number,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.refillPerMs = (perSecond * (1 + REFILL_HEADROOM)) / 1000;
-    this.tokens = 1;
+    this.tokens = 1 + RESERVED_TOKENS;
     this.last = now();
   }
 
-  /** Tokens available right now (fractional). */
+  /** Tokens a `normal` request could take right now (fractional, 0 … 1). */
   available(): number {
     this.refill();
-    return this.tokens;
+    return Math.max(0, this.tokens - RESERVED_TOKENS);
   }
 
-  /** How long a request asked for now would wait for its token, behind the queued ones. */
-  waitEstimateMs(): number {
+  /**
+   * How long a request of `priority` asked for now would wait for its token, behind the waiters
+   * served before it (every queued `first` one; for `normal`, every queued one).
+   */
+  waitEstimateMs(priority: BudgetPriority = 'normal'): number {
     this.refill();
-    return Math.max(0, (this.waiting + 1 - this.tokens) / this.refillPerMs);
+    const ahead =
+      priority === 'first'
+        ? this.queues.first.length
+        : this.queues.first.length + this.queues.normal.length;
+    return Math.max(0, (ahead + need(priority) - this.tokens) / this.refillPerMs);
   }
 
   /** Waits until a token is available and takes it; rejects when `signal` aborts. */
-  acquire(signal?: AbortSignal): Promise<void> {
-    this.waiting += 1;
-    const turn = this.queue
-      .then(() => this.take(signal))
-      .finally(() => {
-        this.waiting -= 1;
-      });
-    // The next waiter queues behind this one whether it succeeds or aborts.
-    this.queue = turn.catch(() => undefined);
-    return turn;
+  acquire(signal?: AbortSignal, priority: BudgetPriority = 'normal'): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const queue = this.queues[priority];
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          const at = queue.indexOf(waiter);
+          if (at >= 0) queue.splice(at, 1);
+          reject(signal?.reason);
+          // The waiters behind it may be served sooner now.
+          this.serve();
+        },
+      };
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      queue.push(waiter);
+      this.serve();
+    });
   }
 
-  private async take(signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      signal?.throwIfAborted();
-      this.refill();
-      if (this.tokens >= 1) {
-        this.tokens -= 1;
-        return;
+  /**
+   * Hands out what the bucket holds, `first` waiters before `normal` ones, each in arrival order,
+   * and arms one timer for the moment the next waiter can be served.
+   */
+  private serve(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.refill();
+    for (const priority of ['first', 'normal'] as const) {
+      const queue = this.queues[priority];
+      while (queue.length > 0 && this.tokens >= need(priority) - ROUNDING) {
+        this.tokens = Math.max(0, this.tokens - 1);
+        const waiter = queue.shift()!;
+        waiter.signal?.removeEventListener('abort', waiter.onAbort);
+        waiter.resolve();
       }
-      // Timers have whole-millisecond resolution and never fire early, so wait the whole
-      // milliseconds that cover the deficit; the loop takes the token as soon as it is there.
-      await delay(Math.max(1, Math.ceil(this.deficitMs())), undefined, { signal });
     }
-  }
-
-  /** Milliseconds until the bucket holds a whole token again. */
-  private deficitMs(): number {
-    return (1 - this.tokens) / this.refillPerMs;
+    // A `normal` waiter is never served while a `first` one waits: the first queue is empty here
+    // unless the bucket is below one token, and then a `normal` waiter could not be served anyway.
+    const next = this.queues.first.length > 0 ? 'first' : 'normal';
+    if (this.queues[next].length === 0) return;
+    const deficitMs = (need(next) - this.tokens) / this.refillPerMs;
+    // Timers have whole-millisecond resolution and never fire early, so wait the whole
+    // milliseconds that cover the deficit; the token is taken as soon as it is there.
+    this.timer = setTimeout(() => this.serve(), Math.max(1, Math.ceil(deficitMs)));
   }
 
   private refill(): void {
     const now = this.now();
-    this.tokens = Math.min(1, this.tokens + (now - this.last) * this.refillPerMs);
+    this.tokens = Math.min(
+      1 + RESERVED_TOKENS,
+      this.tokens + Math.max(0, now - this.last) * this.refillPerMs,
+    );
     this.last = now;
   }
+}
+
+/** Tokens the bucket must hold before a request of `priority` may take one. */
+function need(priority: BudgetPriority): number {
+  return priority === 'first' ? 1 : 1 + RESERVED_TOKENS;
 }

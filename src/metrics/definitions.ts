@@ -85,12 +85,20 @@ export const UNIVERSAL_METRICS = {
   },
   checkDuration: {
     name: 'isa_check_duration_seconds',
-    help: 'Duration of whole check runs.',
+    help: 'Duration of whole check runs, less their waits for request-budget tokens.',
     type: 'histogram',
     labels: ['environment', 'check'],
     knownValues: { check: CHECK_NAMES },
     checkScoped: { check: 'name' },
     buckets: RUN_BUCKETS,
+  },
+  requestBudgetWait: {
+    name: 'isa_request_budget_wait_seconds_total',
+    help: 'Time check runs waited for request-budget tokens (kept out of isa_check_duration_seconds).',
+    type: 'counter',
+    labels: ['environment', 'check'],
+    knownValues: { check: CHECK_NAMES },
+    checkScoped: { check: 'name' },
   },
   measurementLag: {
     name: 'isa_measurement_event_loop_lag_seconds',

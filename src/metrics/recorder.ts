@@ -52,6 +52,10 @@ export class Recorder {
     const environment = result.environment;
     m.checkRuns.inc({ environment, check: result.check, outcome: result.outcome });
     m.checkDuration.observe({ environment, check: result.check }, result.durationMs / 1000);
+    const budgetWaitMs = result.budgetWaitMs ?? 0;
+    if (budgetWaitMs > 0) {
+      m.requestBudgetWait.inc({ environment, check: result.check }, budgetWaitMs / 1000);
+    }
     for (const response of result.responses) {
       m.httpResponses.inc({
         environment,
@@ -66,7 +70,7 @@ export class Recorder {
     if (check === undefined || result.facts === null) return;
     check.record(result.facts, this.sink(check, environment), {
       startedAt: result.startedAt,
-      finishedAt: result.startedAt + result.durationMs,
+      finishedAt: result.startedAt + budgetWaitMs + result.durationMs,
     });
   }
 

@@ -119,7 +119,7 @@ export class Scheduler {
     if (!env.gate.isOpen()) return 'rate_limit_backoff';
     // A run that creates sessions needs the ledger: never create what cannot be recorded.
     if (check.createsSessions === true && !env.ledgerWritable()) return 'ledger_unwritable';
-    if (env.budget.waitEstimateMs() > env.timeoutFor(check)) return 'budget';
+    if (env.budget.waitEstimateMs(check.budgetPriority) > env.timeoutFor(check)) return 'budget';
     return null;
   }
 

@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { REFILL_HEADROOM, RequestBudget } from '../../src/limits/request-budget.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  REFILL_HEADROOM,
+  RESERVED_TOKENS,
+  RequestBudget,
+  type BudgetPriority,
+} from '../../src/limits/request-budget.js';
 
 /** A budget on a hand-driven clock; `takeAt` moves the clock and takes a token without waiting. */
 function manualBudget(perSecond: number) {
@@ -96,5 +101,107 @@ describe('RequestBudget', () => {
     controller.abort();
     await expect(aborted).rejects.toThrow();
     await expect(budget.acquire(AbortSignal.timeout(5_000))).resolves.toBeUndefined();
+  });
+});
+
+describe('RequestBudget priorities (fake clock)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 0 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A budget on the fake clock that records when (fake ms) and in which order waiters got tokens. */
+  function recordingBudget(perSecond: number) {
+    const budget = new RequestBudget(perSecond, () => Date.now());
+    const served: Array<{ name: string; at: number }> = [];
+    const ask = (name: string, priority: BudgetPriority = 'normal'): Promise<void> =>
+      budget.acquire(undefined, priority).then(() => {
+        served.push({ name, at: Date.now() });
+      });
+    return { budget, served, ask };
+  }
+
+  it('sends a ping that comes due during a lifecycle run at once, on the reserved token', async () => {
+    const { served, ask } = recordingBudget(1);
+    // A lifecycle run has taken its token and queued three more requests (polls).
+    void ask('create');
+    void ask('poll-1');
+    void ask('poll-2');
+    void ask('poll-3');
+    await vi.advanceTimersByTimeAsync(500);
+    void ask('ping', 'first');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(served.map((s) => s.name)).toEqual(['create', 'ping']);
+    expect(served[1]!.at).toBe(500);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(served.map((s) => s.name)).toEqual(['create', 'ping', 'poll-1', 'poll-2', 'poll-3']);
+    // The lifecycle pays for the ping: its next token comes when the bucket is refilled past the
+    // reserve, and after that its requests are paced 1/(1.01 N) s apart as before.
+    const rate = (1 + REFILL_HEADROOM) / 1000;
+    const refilledAt = 500 + (1 + RESERVED_TOKENS - (500 * rate)) / rate;
+    expect(served[2]!.at).toBe(Math.ceil(refilledAt));
+    expect(served[3]!.at - served[2]!.at).toBeGreaterThanOrEqual(Math.floor(1 / rate));
+    expect(served[3]!.at - served[2]!.at).toBeLessThanOrEqual(Math.ceil(1 / rate));
+  });
+
+  it('serves a waiting ping before lifecycle requests that queued earlier', async () => {
+    const { served, ask } = recordingBudget(1);
+    void ask('ping-0', 'first');
+    void ask('ping-1', 'first'); // the reserve is gone too: the bucket is empty
+    void ask('poll-1');
+    void ask('poll-2');
+    await vi.advanceTimersByTimeAsync(300);
+    void ask('ping-2', 'first');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(served.map((s) => s.name)).toEqual(['ping-0', 'ping-1', 'ping-2', 'poll-1', 'poll-2']);
+    // The waiting ping got the first whole token, 1/(1.01 N) s after the bucket ran dry.
+    expect(served[2]!.at).toBe(Math.ceil(1000 / (1 + REFILL_HEADROOM)));
+  });
+
+  it('estimates the wait of each priority behind those served before it', async () => {
+    const { budget, ask } = recordingBudget(1);
+    void ask('create');
+    await vi.advanceTimersByTimeAsync(0);
+    // The reserve is there for a ping; a poll needs a whole token above it.
+    expect(budget.waitEstimateMs('first')).toBe(0);
+    expect(budget.waitEstimateMs('normal')).toBeCloseTo(1000 / (1 + REFILL_HEADROOM), 6);
+    void ask('poll-1');
+    expect(budget.waitEstimateMs('first')).toBe(0);
+    expect(budget.waitEstimateMs('normal')).toBeCloseTo(2000 / (1 + REFILL_HEADROOM), 6);
+  });
+
+  it('lets through at most 2 + 1.01·N·T requests in T seconds, whatever the mix', async () => {
+    const { served, ask } = recordingBudget(2);
+    for (let i = 0; i < 40; i += 1) void ask(`poll-${i}`);
+    for (let t = 0; t < 10_000; t += 250) {
+      setTimeout(() => void ask(`ping-${t}`, 'first'), t);
+    }
+    await vi.advanceTimersByTimeAsync(10_000);
+    const times = served.map((s) => s.at);
+    for (const from of times) {
+      for (const windowMs of [1, 500, 1000, 5000]) {
+        const inWindow = times.filter((t) => t >= from && t < from + windowMs).length;
+        expect(inWindow).toBeLessThanOrEqual(2 + (1 + REFILL_HEADROOM) * 2 * (windowMs / 1000));
+      }
+    }
+    // Pings come due four times a second at a budget of two: they take every token they can.
+    expect(served.filter((s) => s.name.startsWith('ping')).length).toBeGreaterThan(
+      served.filter((s) => s.name.startsWith('poll')).length,
+    );
+  });
+
+  it('drops an aborted waiter from its queue and serves the next one', async () => {
+    const { budget, served, ask } = recordingBudget(1);
+    void ask('ping-0', 'first');
+    void ask('ping-1', 'first');
+    const controller = new AbortController();
+    const aborted = budget.acquire(controller.signal, 'first');
+    void ask('ping-2', 'first');
+    controller.abort();
+    await expect(aborted).rejects.toThrow();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(served.map((s) => s.name)).toEqual(['ping-0', 'ping-1', 'ping-2']);
   });
 });
