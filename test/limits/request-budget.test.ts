@@ -140,7 +140,7 @@ describe('RequestBudget priorities (fake clock)', () => {
     // The lifecycle pays for the ping: its next token comes when the bucket is refilled past the
     // reserve, and after that its requests are paced 1/(1.01 N) s apart as before.
     const rate = (1 + REFILL_HEADROOM) / 1000;
-    const refilledAt = 500 + (1 + RESERVED_TOKENS - (500 * rate)) / rate;
+    const refilledAt = 500 + (1 + RESERVED_TOKENS - 500 * rate) / rate;
     expect(served[2]!.at).toBe(Math.ceil(refilledAt));
     expect(served[3]!.at - served[2]!.at).toBeGreaterThanOrEqual(Math.floor(1 / rate));
     expect(served[3]!.at - served[2]!.at).toBeLessThanOrEqual(Math.ceil(1 / rate));
