@@ -15,9 +15,18 @@
  *   scale    isa-monitor alone with --environments N (default 1000) pinging every --interval
  *            (default 60s): start-up time, fire-time lateness p50/p99, /metrics size and render
  *            time, /api/status size and time, RSS steady and peak, missed and skipped runs.
+ *   drift    isa-monitor alone, 1 s pings at `request_budget_per_second: 1`, for --seconds
+ *            (default 600): fire-time lateness p50/p99/max per minute and its trend (ms/min).
+ *   slip     isa-monitor alone against the simulator, a ping every 5 s and a lifecycle run every
+ *            minute that polls once a second for 45 s, at a budget of 1/s: how late pings go out
+ *            while a lifecycle run holds the budget, and while none does.
  *
- * Usage: npx tsx bench/blackbox.ts [--mode compare|idle|default|scale] [--seconds S]
- *                                  [--environments N] [--interval 60s]
+ * `--baseline DIR` (drift, slip) runs a second daemon from DIR/cli.js beside the first, same
+ * configuration, so a change is measured against the build before it in one run: copy dist/ aside
+ * before the change (`cp -r dist package.json node_modules/.cache/base`, where its imports still resolve).
+ *
+ * Usage: npx tsx bench/blackbox.ts [--mode compare|idle|default|scale|drift|slip] [--seconds S]
+ *                                  [--environments N] [--interval 60s] [--baseline DIR]
  * Needs `npm run build` first (the daemon runs from dist/, as users run it) and, for compare and
  * idle, `prometheus-blackbox-exporter` (apt-get install prometheus-blackbox-exporter). Every
  * process it starts listens on 127.0.0.1 and is stopped at the end, also on Ctrl-C.
@@ -57,6 +66,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     environments: { type: 'string', default: '1000' },
     interval: { type: 'string', default: '60s' },
+    baseline: { type: 'string' },
   },
 });
 const mode = values.mode ?? 'compare';
@@ -65,8 +75,14 @@ const defaultSeconds: Record<string, number> = {
   idle: 120,
   default: 660,
   scale: 180,
+  drift: 600,
+  slip: 300,
 };
-if (!(mode in defaultSeconds)) fail(`--mode must be compare, idle, default or scale (got ${mode})`);
+if (!(mode in defaultSeconds)) {
+  fail(`--mode must be compare, idle, default, scale, drift or slip (got ${mode})`);
+}
+const BASELINE_CLI = values.baseline === undefined ? undefined : join(values.baseline, 'cli.js');
+if (BASELINE_CLI !== undefined && !existsSync(BASELINE_CLI)) fail(`${BASELINE_CLI} is missing`);
 const seconds = Number(values.seconds ?? defaultSeconds[mode]);
 if (!(seconds > 0)) fail('--seconds must be a positive number');
 if (!existsSync(CLI)) fail('dist/cli.js is missing: run `npm run build` first');
@@ -127,10 +143,15 @@ function start(
   });
 }
 
-async function startTarget(): Promise<string> {
+async function startTarget(upstream?: string): Promise<string> {
   const { line } = await start(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'bench', 'target.ts')],
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'bench', 'target.ts'),
+      ...(upstream === undefined ? [] : ['--upstream', upstream]),
+    ],
     /^listening /,
   );
   return line.replace(/^listening /, '').trim();
@@ -154,12 +175,12 @@ interface Daemon {
 }
 
 /** Runs `isa-monitor run --config` as users do, and waits until /readyz answers 200. */
-async function startDaemon(config: object): Promise<Daemon> {
-  const file = join(tmp, 'isa-monitor.json');
+async function startDaemon(config: object, cli = CLI): Promise<Daemon> {
+  const file = join(tmp, `isa-monitor-${children.length}.json`);
   writeFileSync(file, JSON.stringify(config));
   const logs: string[] = [];
   const began = performance.now();
-  const { child } = await start(process.execPath, [CLI, 'run', '--config', file], /serving/, {
+  const { child } = await start(process.execPath, [cli, 'run', '--config', file], /serving/, {
     output: logs,
     env: { NODE_ENV: 'production' },
   });
@@ -612,6 +633,186 @@ async function scale(): Promise<void> {
   );
 }
 
+/** The daemons of a drift or slip run: this build, and the `--baseline` build beside it. */
+async function startBuilds(
+  config: (build: string) => object,
+): Promise<Array<{ build: string; daemon: Daemon }>> {
+  const builds = [{ build: 'this build', cli: CLI }];
+  if (BASELINE_CLI !== undefined) builds.push({ build: 'baseline', cli: BASELINE_CLI });
+  const started = [];
+  for (const { build, cli } of builds) {
+    started.push({ build, daemon: await startDaemon(config(build), cli) });
+  }
+  return started;
+}
+
+/**
+ * 1 s pings at a budget of 1/s, the schedule that once drifted +60 ms a minute: lateness of each
+ * ping's arrival at the target against the instant its schedule named, per minute, and the slope
+ * of a least-squares line through all of them (ms per minute; 0 when nothing drifts).
+ */
+async function drift(): Promise<void> {
+  const target = await startTarget();
+  const daemons = await startBuilds((build) =>
+    daemonConfig([
+      {
+        ...environmentConfig(
+          build === 'baseline' ? 'baseline' : 'drift',
+          `${target}/isa/${build === 'baseline' ? 'baseline' : 'drift'}`,
+          { interval: '1s', timeout: '900ms' },
+          { enabled: false },
+        ),
+        request_budget_per_second: 1,
+      },
+    ]),
+  );
+  const offsets = new Map<string, number>();
+  for (const { daemon } of daemons) {
+    for (const [env, offset] of scheduleOffsets(daemon.logs)) offsets.set(env, offset);
+  }
+  await sleep(WARMUP_MS);
+  await targetRecords(target, true);
+  const began = Date.now();
+  await sleep(seconds * 1000);
+  const records = await targetRecords(target);
+  line(`drift: ${seconds} s of 1 s pings at request_budget_per_second: 1`);
+  const rows: string[][] = [];
+  for (const { build } of daemons) {
+    const env = build === 'baseline' ? 'baseline' : 'drift';
+    const points = records
+      .filter((r) => r.path === `/isa/${env}/ping`)
+      .map((r) => ({ at: r.arrivedAt - began, late: lateMs(r, offsets) }))
+      .filter((p): p is { at: number; late: number } => p.late !== null);
+    const late = points.map((p) => p.late);
+    const minutes = Math.ceil(seconds / 60);
+    const perMinute = Array.from({ length: minutes }, (_, m) =>
+      points.filter((p) => p.at >= m * 60_000 && p.at < (m + 1) * 60_000).map((p) => p.late),
+    );
+    rows.push([
+      build,
+      String(points.length),
+      String(Math.round(seconds)),
+      fmt(quantile(late, 0.5)),
+      fmt(quantile(late, 0.99)),
+      fmt(Math.max(...late)),
+      fmt(slopePerMinute(points)),
+      perMinute.map((l) => fmt(quantile(l, 0.99))).join(' '),
+    ]);
+  }
+  table(
+    ['build', 'pings', 'expected', 'p50', 'p99', 'max', 'trend, ms/min', 'p99 per minute'],
+    rows,
+  );
+  line('lateness: arrival at the target minus the instant the schedule named, ms');
+}
+
+/**
+ * A ping every 5 s and a lifecycle run every minute whose polls (1 s apart, 45 s, an address that
+ * never qualifies) use the whole budget of 1/s: how late each ping's request went out, split by
+ * whether a lifecycle run was in flight. The target records the pings and forwards the rest to
+ * the simulator (`target.ts --upstream`).
+ */
+async function slip(): Promise<void> {
+  const { line: first } = await start(
+    process.execPath,
+    [CLI, 'simulate', '--port', '0', '--host', '127.0.0.1', '--api-key', API_KEY],
+    /^http/,
+  );
+  const target = await startTarget(first.trim());
+  const envName = (build: string) => (build === 'baseline' ? 'baseline' : 'slip');
+  const daemons = await startBuilds((build) =>
+    daemonConfig([
+      {
+        ...environmentConfig(
+          envName(build),
+          `${target}/isa/${envName(build)}`,
+          { interval: '5s', timeout: '4s' },
+          {
+            interval: '1m',
+            timeout: '55s',
+            poll_interval: '1s',
+            poll_timeout: '45s',
+            addresses: [{ street1: '6 Forever Pending Ct', zip: '80202', expect: 'available' }],
+          },
+        ),
+        request_budget_per_second: 1,
+      },
+    ]),
+  );
+  await targetRecords(target, true);
+  await sleep(seconds * 1000);
+  await sleep(1500); // the last lines
+  const records = await targetRecords(target);
+  line(
+    `slip: ${seconds} s; a ping every 5 s, a lifecycle run every minute polling 1/s for 45 s; budget 1/s`,
+  );
+  const rows: string[][] = [];
+  for (const { build, daemon } of daemons) {
+    const env = envName(build);
+    const offset = Number(
+      schedule(daemon.logs).find((t) => t['check'] === 'ping' && t['environment'] === env)?.[
+        'offsetMs'
+      ] ?? 0,
+    );
+    // A lifecycle run's span: its log line's time less what it took (and waited, when it says).
+    const lifecycles = daemon.logs
+      .map(parseJson)
+      .filter((l) => l?.['check'] === 'lifecycle' && typeof l['time'] === 'number')
+      .map((l) => {
+        const end = l!['time'] as number;
+        return { from: end - Number(l!['durationMs']) - Number(l!['budgetWaitMs'] ?? 0), to: end };
+      });
+    const during: number[] = [];
+    const outside: number[] = [];
+    for (const r of records) {
+      if (r.path !== `/isa/${env}/ping`) continue;
+      const late = (((r.arrivedAt - offset) % 5000) + 5000) % 5000;
+      const inFlight = lifecycles.some((l) => r.arrivedAt >= l.from && r.arrivedAt <= l.to);
+      (inFlight ? during : outside).push(late);
+    }
+    for (const [when, late] of [
+      ['during a lifecycle run', during],
+      ['no lifecycle run', outside],
+    ] as const) {
+      rows.push([
+        build,
+        when,
+        String(late.length),
+        fmt(quantile(late, 0.5)),
+        fmt(quantile(late, 0.9)),
+        fmt(quantile(late, 0.99)),
+        fmt(Math.max(...late)),
+      ]);
+    }
+  }
+  table(['build', 'ping sent', 'n', 'p50', 'p90', 'p99', 'max'], rows);
+  line('slip: arrival of the ping at the target minus the instant its schedule named, ms');
+}
+
+/** The "schedules started" line's task list. */
+function schedule(logs: string[]): Array<Record<string, unknown>> {
+  for (const entry of logs.map(parseJson)) {
+    if (Array.isArray(entry?.['schedule']))
+      return entry['schedule'] as Array<Record<string, unknown>>;
+  }
+  return [];
+}
+
+/** Least-squares slope of lateness over time, in ms of lateness per minute. */
+function slopePerMinute(points: Array<{ at: number; late: number }>): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const meanAt = points.reduce((s, p) => s + p.at, 0) / n;
+  const meanLate = points.reduce((s, p) => s + p.late, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.at - meanAt) * (p.late - meanLate);
+    den += (p.at - meanAt) ** 2;
+  }
+  return (num / den) * 60_000;
+}
+
 /** GETs `url` five times; the size of the body and the median time to the whole body. */
 async function timedGets(url: string): Promise<{ bytes: number; p50: number }> {
   const times: number[] = [];
@@ -753,6 +954,8 @@ const modes: Record<string, () => Promise<void>> = {
   idle,
   default: defaultSchedule,
   scale,
+  drift,
+  slip,
 };
 try {
   await modes[mode]!();

@@ -9,11 +9,17 @@
  *   /fresh/<anything>/ping   the same with `Connection: close`, so the client opens a new
  *                            connection for every probe (what a 60 s interval gets from most servers)
  *   GET /__records           the records so far, as JSON; `?clear=1` also forgets them
+ *   /isa/<name>/<rest>       with `--upstream URL` (any path but a ping): forwarded to
+ *                            URL/env/<name>/<rest>, the simulator's environment <name>, so one
+ *                            environment can run pings (recorded here) and lifecycle runs
  *
  * Prints `listening <url>` as its first stdout line. Binds 127.0.0.1 only.
  */
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+
+const upstream = parseArgs({ options: { upstream: { type: 'string' } } }).values.upstream;
 
 interface TargetRecord {
   path: string;
@@ -38,6 +44,20 @@ const server = createServer((req, res) => {
     const body = JSON.stringify(records);
     if ((req.url ?? '').includes('clear=1')) records = [];
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    return;
+  }
+  const forwarded = /^\/isa\/([^/]+)(\/.*)$/.exec(req.url ?? '');
+  if (upstream !== undefined && forwarded !== null && !path.endsWith('/ping')) {
+    const out = request(
+      `${upstream}/env/${forwarded[1]}${forwarded[2]}`,
+      { method: req.method, headers: { ...req.headers, host: new URL(upstream).host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.writeHead(502).end());
+    req.pipe(out);
     return;
   }
   if (req.method !== 'GET' || !path.endsWith('/ping')) {

@@ -184,6 +184,8 @@ function logRun(logger: Logger, result: CheckResult): void {
       reason: result.reason,
       ...result.summary,
       durationMs: result.durationMs,
+      // Only when the run waited for request-budget tokens: that time is not in durationMs.
+      ...(result.budgetWaitMs ? { budgetWaitMs: result.budgetWaitMs } : {}),
       steps: result.steps.map((s) => ({
         name: s.name,
         statusCode: s.statusCode,

@@ -16,7 +16,8 @@ import type {
   StepRecord,
 } from './checks/check.js';
 import { withFields } from './checks/logger.js';
-import { sectionOf, type EnvironmentConfig } from './config/index.js';
+import type { EnvironmentConfig } from './config/index.js';
+import { sectionOf } from './config/section.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
 import { admit, RetryAfterError } from './limits/admission.js';

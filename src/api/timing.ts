@@ -18,8 +18,22 @@
  * by reuse. A dispatcher built without this connector (an injected plain `Agent`, a `MockAgent`)
  * yields only `processing` and `transfer`.
  */
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
+
+/**
+ * undici's two classes the monitor uses, from their own modules: undici's index also loads fetch,
+ * WebSocket, EventSource, caches and mocks, about 3 MiB of heap and 8 MiB of RSS in the
+ * measurement thread for nothing (bench/README.md, "Memory"). undici declares no `exports` map,
+ * so these paths are public files of the pinned version; `test/api/timing.test.ts` checks they are
+ * undici's own `Agent` and `buildConnector`.
+ */
+const requireUndici = createRequire(import.meta.url);
+export const UndiciAgent = requireUndici('undici/lib/dispatcher/agent.js') as typeof Agent;
+export const buildUndiciConnector = requireUndici(
+  'undici/lib/core/connect.js',
+) as typeof buildConnector;
 
 /** Phase durations of one call, in milliseconds; a phase that did not happen is absent. */
 export interface PhaseTimings {
@@ -62,7 +76,7 @@ export function createMeasuringConnector(
   options: buildConnector.BuildOptions = {},
 ): buildConnector.connector {
   // undici's connector returns the socket it creates, though its type says `void`.
-  const base = buildConnector(options) as unknown as (
+  const base = buildUndiciConnector(options) as unknown as (
     connectOptions: buildConnector.Options,
     callback: buildConnector.Callback,
   ) => Socket | undefined;
@@ -107,7 +121,7 @@ export type MeasuringAgentOptions = Omit<Agent.Options, 'connect'> & {
  */
 export function createMeasuringAgent(options: MeasuringAgentOptions = {}): Agent {
   const { connect, ...rest } = options;
-  return new Agent({ ...rest, connect: createMeasuringConnector(connect) });
+  return new UndiciAgent({ ...rest, connect: createMeasuringConnector(connect) });
 }
 
 /**

@@ -33,6 +33,7 @@ export { parseDuration, formatDuration } from './duration.js';
 export { cronForInterval } from './interval.js';
 export { isDemoMode, defaultApiKeyEnv } from './env.js';
 export { DEFAULTS, LOG_LEVELS } from './schema.js';
+export { sectionOf } from './section.js';
 
 /** The settings of one watched environment: its own, then one section per registered check. */
 export type EnvironmentConfig = EnvironmentSettings & CheckConfigs;
@@ -46,18 +47,6 @@ export interface EnvironmentSettings {
   apiKeySource: ApiKeySource;
   thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
   requestBudgetPerSecond: number;
-}
-
-/** The config section of `check` in `environment` (the uniform keys plus the check's own). */
-export function sectionOf(
-  environment: EnvironmentConfig,
-  check: { name: string },
-): CheckConfigBase {
-  const section = (environment as unknown as Record<string, CheckConfigBase | undefined>)[
-    check.name
-  ];
-  if (section === undefined) throw new Error(`internal: no config section for check ${check.name}`);
-  return section;
 }
 
 export interface MonitorConfig {

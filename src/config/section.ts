@@ -5,6 +5,7 @@
  * configuration schema adds every registered check's section to the environment mapping.
  */
 import { z } from 'zod';
+import type { EnvironmentConfig } from './index.js';
 import { parseDuration } from './duration.js';
 import {
   WHEN_MAPPING,
@@ -126,4 +127,20 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
     },
     ...(spec.fileless ? { fileless: spec.fileless } : {}),
   };
+}
+
+/**
+ * The config section of `check` in `environment` (the uniform keys plus the check's own). Here,
+ * not beside the loader in `index.ts`, so the measurement worker, which receives its
+ * configuration ready-made, loads none of the loader's modules (the YAML parser among them).
+ */
+export function sectionOf(
+  environment: EnvironmentConfig,
+  check: { name: string },
+): CheckConfigBase {
+  const section = (environment as unknown as Record<string, CheckConfigBase | undefined>)[
+    check.name
+  ];
+  if (section === undefined) throw new Error(`internal: no config section for check ${check.name}`);
+  return section;
 }

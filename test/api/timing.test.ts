@@ -1,5 +1,18 @@
+import { Agent, buildConnector } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { connectionPhases, parseServerTiming } from '../../src/api/timing.js';
+import {
+  UndiciAgent,
+  buildUndiciConnector,
+  connectionPhases,
+  parseServerTiming,
+} from '../../src/api/timing.js';
+
+describe("undici's modules, loaded without its index", () => {
+  it("are undici's own Agent and buildConnector", () => {
+    expect(UndiciAgent).toBe(Agent);
+    expect(buildUndiciConnector).toBe(buildConnector);
+  });
+});
 
 describe('parseServerTiming', () => {
   it.each([
