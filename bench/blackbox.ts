@@ -174,16 +174,29 @@ interface Daemon {
   startupMs: number;
 }
 
+/** The Node options on a script's `#!/usr/bin/env -S node …` line. */
+function interpreterOptions(script: string): string[] {
+  const first = readFileSync(script, 'utf8').split('\n', 1)[0] ?? '';
+  const match = /^#!\/usr\/bin\/env -S node (.+)$/.exec(first);
+  return match?.[1]?.split(' ').filter(Boolean) ?? [];
+}
+
 /** Runs `isa-monitor run --config` as users do, and waits until /readyz answers 200. */
 async function startDaemon(config: object, cli = CLI): Promise<Daemon> {
   const file = join(tmp, `isa-monitor-${children.length}.json`);
   writeFileSync(file, JSON.stringify(config));
   const logs: string[] = [];
   const began = performance.now();
-  const { child } = await start(process.execPath, [cli, 'run', '--config', file], /serving/, {
-    output: logs,
-    env: { NODE_ENV: 'production' },
-  });
+  // As the `isa-monitor` command runs it: with the Node options of its interpreter line.
+  const { child } = await start(
+    process.execPath,
+    [...interpreterOptions(cli), cli, 'run', '--config', file],
+    /serving/,
+    {
+      output: logs,
+      env: { NODE_ENV: 'production' },
+    },
+  );
   const serving = logs.map(parseJson).find((l) => typeof l?.['url'] === 'string');
   const url = String(serving?.['url']);
   for (;;) {
@@ -363,7 +376,7 @@ async function compare(): Promise<void> {
       environmentConfig(
         'kept',
         `${target}/isa/kept`,
-        { interval: '1s', timeout: '900ms' },
+        { interval: '1s', timeout: '900ms', connection: 'reuse' },
         {
           enabled: false,
         },
@@ -371,7 +384,7 @@ async function compare(): Promise<void> {
       environmentConfig(
         'fresh',
         `${target}/fresh/isa`,
-        { interval: '1s', timeout: '900ms' },
+        { interval: '1s', timeout: '900ms', connection: 'new' },
         {
           enabled: false,
         },

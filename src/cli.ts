@@ -1,4 +1,10 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
+/**
+ * The interpreter line caps V8's young generation of the main thread at 1 MiB semi-spaces: the
+ * main thread's allocations are small and short-lived (a result per run, a scrape), and the default
+ * let the young generation grow to 16 MiB during start-up, the daemon's peak RSS (bench/README.md,
+ * "Memory"). The measurement worker has its own limit (`measurement/host.ts`).
+ */
 /**
  * The command-line entry: argv → command. The only module that touches process.exit and signals.
  */
