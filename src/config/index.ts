@@ -23,7 +23,6 @@ import {
 import { DEFAULTS, buildConfigSchema, type ConfigDocument, type ResolvedSecret } from './schema.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedText } from './files.js';
 import { describeFileError, type ApiKeySource } from './secrets.js';
-import type { CheckConfigBase } from './section.js';
 import { CHECK_LIST, type CheckConfigs } from '../checks/index.js';
 
 export type { ConfigProblem } from './problems.js';
