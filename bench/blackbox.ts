@@ -21,7 +21,7 @@
  *            minute that polls once a second for 45 s, at a budget of 1/s: how late pings go out
  *            while a lifecycle run holds the budget, and while none does.
  *
- * `--baseline DIR` (drift, slip) runs a second daemon from DIR/cli.js beside the first, same
+ * `--baseline DIR` (idle, drift, slip) runs a second daemon from DIR/cli.js beside the first, same
  * configuration, so a change is measured against the build before it in one run: copy dist/ aside
  * before the change (`cp -r dist package.json node_modules/.cache/base`, where its imports still resolve).
  *
@@ -475,10 +475,10 @@ async function compare(): Promise<void> {
 async function idle(): Promise<void> {
   const target = await startTarget();
   // A ping every 24 h: due at most once a day, so (almost certainly) never during the window.
-  const daemon = await startDaemon(
+  const daemons = await startBuilds((build) =>
     daemonConfig([
       environmentConfig(
-        'idle',
+        build === 'baseline' ? 'baseline' : 'idle',
         `${target}/isa`,
         { interval: '24h', timeout: '10s' },
         {
@@ -490,25 +490,20 @@ async function idle(): Promise<void> {
   const blackbox = await startBlackbox();
   await sleep(IDLE_WARMUP_MS);
   await targetRecords(target, true);
-  const cpu0 = { isa: cpuMs(daemon.child.pid!), bb: cpuMs(blackbox.child.pid!) };
+  const pids = [...daemons.map((d) => d.daemon.child.pid!), blackbox.child.pid!];
+  const cpu0 = pids.map(cpuMs);
   const window = sleep(seconds * 1000);
-  const [isa, bb] = await Promise.all([
-    watchMemory(daemon.child.pid!, window),
-    watchMemory(blackbox.child.pid!, window),
-  ]);
-  const cpu1 = { isa: cpuMs(daemon.child.pid!), bb: cpuMs(blackbox.child.pid!) };
+  const mem = await Promise.all(pids.map((pid) => watchMemory(pid, window)));
+  const cpu1 = pids.map(cpuMs);
   const probes = (await targetRecords(target)).length;
   line(`idle: ${seconds} s with no probe due (${probes} requests reached the target)`);
+  const names = [...daemons.map((d) => `isa-monitor (${d.build})`), 'blackbox_exporter'];
   table(
-    ['', 'isa-monitor', 'blackbox_exporter'],
+    ['', ...names],
     [
-      [
-        'CPU, ms per second',
-        fmt((cpu1.isa - cpu0.isa) / seconds),
-        fmt((cpu1.bb - cpu0.bb) / seconds),
-      ],
-      ['RSS steady, MiB', fmt(isa.steady), fmt(bb.steady)],
-      ['RSS peak, MiB', fmt(isa.peak), fmt(bb.peak)],
+      ['CPU, ms per second', ...pids.map((_, i) => fmt((cpu1[i]! - cpu0[i]!) / seconds))],
+      ['RSS steady, MiB', ...mem.map((m) => fmt(m.steady))],
+      ['RSS peak, MiB', ...mem.map((m) => fmt(m.peak))],
     ],
   );
 }
