@@ -21,9 +21,10 @@
  *            minute that polls once a second for 45 s, at a budget of 1/s: how late pings go out
  *            while a lifecycle run holds the budget, and while none does.
  *
- * `--baseline DIR` (idle, drift, slip) runs a second daemon from DIR/cli.js beside the first, same
- * configuration, so a change is measured against the build before it in one run: copy dist/ aside
- * before the change (`cp -r dist package.json node_modules/.cache/base`, where its imports still resolve).
+ * `--baseline DIR` (compare, idle, drift, slip) runs a second daemon from DIR/cli.js beside the
+ * first, same configuration, so a change is measured against the build before it in one run: copy
+ * the build aside before the change (`cp -r dist package.json node_modules/.cache/base`, where its
+ * imports still resolve).
  *
  * Usage: npx tsx bench/blackbox.ts [--mode compare|idle|default|scale|drift|slip] [--seconds S]
  *                                  [--environments N] [--interval 60s] [--baseline DIR]
@@ -94,7 +95,8 @@ function cleanup(): void {
   if (cleanedUp) return;
   cleanedUp = true;
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  rmSync(tmp, { recursive: true, force: true });
+  // A daemon may still write its state file while it stops: retry a non-empty directory.
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
 }
 process.on('exit', cleanup);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -391,12 +393,34 @@ async function compare(): Promise<void> {
       ),
     ]),
   );
+  // With --baseline, the build before a change pings beside this one (paths /base/…).
+  const baseline =
+    BASELINE_CLI === undefined
+      ? undefined
+      : await startDaemon(
+          daemonConfig([
+            environmentConfig(
+              'kept-base',
+              `${target}/base/kept`,
+              { interval: '1s', timeout: '900ms', connection: 'reuse' },
+              { enabled: false },
+            ),
+            environmentConfig(
+              'fresh-base',
+              `${target}/fresh/base`,
+              { interval: '1s', timeout: '900ms', connection: 'new' },
+              { enabled: false },
+            ),
+          ]),
+          BASELINE_CLI,
+        );
   const blackbox = await startBlackbox();
   const probeUrl = (path: string) =>
     `${blackbox.url}/probe?module=ping&target=${encodeURIComponent(`${target}${path}`)}`;
 
   await sleep(WARMUP_MS);
   const logsBefore = daemon.logs.length;
+  const baselineLogsBefore = baseline?.logs.length ?? 0;
   await targetRecords(target, true);
   const cpu0 = { isa: cpuMs(daemon.child.pid!), bb: cpuMs(blackbox.child.pid!) };
   const began = performance.now();
@@ -423,18 +447,29 @@ async function compare(): Promise<void> {
   const records = await targetRecords(target);
   const logs = daemon.logs.slice(logsBefore);
 
-  const isaOverhead = (environment: string, prefix: string): Overhead => {
+  const isaOverhead = (environment: string, prefix: string, from = logs): Overhead => {
     const pairs = matchLogs(
-      pingLogs(logs, environment),
+      pingLogs(from, environment),
       records.filter((r) => r.path.startsWith(prefix)),
     );
     return overhead(pairs.reported, pairs.server);
   };
   const kept = isaOverhead('kept', '/isa/');
-  const fresh = isaOverhead('fresh', '/fresh/');
+  const fresh = isaOverhead('fresh', '/fresh/isa/');
   const bbServer = records.filter((r) => r.path.startsWith('/bb/'));
   const bbOver = overhead(bbPhases, bbServer);
   const bbTotal = overhead(bbReported, bbServer);
+  const baselineLogs = baseline?.logs.slice(baselineLogsBefore) ?? [];
+  const baselineRows = baseline
+    ? [
+        row('baseline, kept-alive', isaOverhead('kept-base', '/base/', baselineLogs), bbOver),
+        row(
+          'baseline, new per ping',
+          isaOverhead('fresh-base', '/fresh/base/', baselineLogs),
+          bbOver,
+        ),
+      ]
+    : [];
   const isaProbes = kept.n + fresh.n;
 
   line(
@@ -456,6 +491,7 @@ async function compare(): Promise<void> {
     [
       row('isa-monitor, kept-alive', kept, bbOver),
       row('isa-monitor, new per ping', fresh, bbOver),
+      ...baselineRows,
       row('blackbox (HTTP phases)', bbOver, bbOver),
       row('blackbox (probe_duration)', bbTotal, bbOver),
     ],
