@@ -54,6 +54,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
     })),
     build: opts.build,
+    location: config.location ?? null,
+    control: (config.control ?? null) !== null,
   });
   const recorder = new Recorder(metrics);
   for (const env of config.environments) recorder.describeEnvironment(env);
