@@ -12,7 +12,7 @@
  * `FollowUpSequence` per environment: a scheduled result that starts one arms a timer, and each
  * tick runs the check once more, unless that cannot happen at once and alone. A tick is skipped,
  * never queued, while a run of the check is in flight (scheduled or follow-up), while Retry-After
- * is in force, when the request budget has no token right now, and when the next scheduled run
+ * is in force, when the request budget has no token within 100 ms, and when the next scheduled run
  * would start before this one's deadline (so the two never overlap).
  */
 import { createTask, type ScheduledTask } from 'node-cron';
@@ -47,6 +47,12 @@ interface FollowUpState {
   timer: NodeJS.Timeout | null;
   running: Promise<void> | null;
 }
+
+/**
+ * The longest a follow-up run may wait for its request-budget token: a token that is not there
+ * (almost) at once means other requests are queued, and a follow-up never queues behind them.
+ */
+export const FOLLOW_UP_MAX_BUDGET_WAIT_MS = 100;
 
 /** How long the shutdown sweep may take, after in-flight runs ended. */
 export const SHUTDOWN_SWEEP_MS = 2_000;
@@ -221,7 +227,7 @@ export class Scheduler {
     const { env, check } = state;
     if (this.inFlight.has(key) || state.running !== null) return 'overlap';
     if (!env.gate.isOpen()) return 'rate_limit_backoff';
-    if (env.budget.waitEstimateMs() > 0) return 'budget';
+    if (env.budget.waitEstimateMs() > FOLLOW_UP_MAX_BUDGET_WAIT_MS) return 'budget';
     // Its deadline must pass before the next scheduled run starts: they never overlap.
     const interval = env.intervalFor(check);
     const wallNow = Date.now();
@@ -231,9 +237,10 @@ export class Scheduler {
     return null;
   }
 
-  /** Number of runs in flight. */
+  /** Number of runs in flight, follow-up runs included. */
   get running(): number {
-    return this.inFlight.size;
+    const followUps = [...this.followUps.values()].filter((s) => s.running !== null).length;
+    return this.inFlight.size + followUps;
   }
 
   /**
