@@ -29,6 +29,14 @@ import {
 } from './definitions.js';
 import type { CheckVocabulary } from './metric-definition.js';
 
+/** The labels `createMetrics` put on every series of a registry (prom-client has no getter). */
+const DEFAULT_LABELS = new WeakMap<object, Readonly<Record<string, string>>>();
+
+/** The labels every series of `registry` carries (`location`), for views that render it. */
+export function defaultLabelsOf(registry: object): Readonly<Record<string, string>> {
+  return DEFAULT_LABELS.get(registry) ?? {};
+}
+
 /** What the registry needs to know about one configured environment. */
 export interface MetricsEnvironment {
   name: string;
@@ -82,7 +90,11 @@ export interface CreateMetricsOptions {
  */
 export function createMetrics(opts: CreateMetricsOptions): Metrics {
   const registry = opts.registry ?? new Registry();
-  if (opts.location) registry.setDefaultLabels({ location: opts.location });
+  if (opts.location) {
+    const labels = { location: opts.location };
+    registry.setDefaultLabels(labels);
+    DEFAULT_LABELS.set(registry, labels);
+  }
   const names = opts.environments.map((env) => env.name);
   const duplicate = names.find((name, i) => names.indexOf(name) !== i);
   if (duplicate !== undefined) {
