@@ -237,7 +237,13 @@ describe('waits for the request budget', () => {
       });
       const running = run(
         { ...paced, budgetPriority: 'normal' },
-        { budget: new RequestBudget(10, clock), now: clock },
+        {
+          budget: new RequestBudget(10, clock, {
+            set: (fn, ms) => setTimeout(fn, ms),
+            clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
+          }),
+          now: clock,
+        },
       );
       await vi.advanceTimersByTimeAsync(1_000);
       const { result } = await running;

@@ -1,3 +1,5 @@
+import { clearTimeout as clearRealTimeout, setTimeout as setRealTimeout } from 'node:timers';
+
 /**
  * Headroom of the refill over the configured rate. A schedule may use the whole budget (1 s pings
  * with `request_budget_per_second: 1` is valid), and then any lateness, once waited for, could
@@ -28,6 +30,22 @@ export const RESERVED_TOKENS = 1;
  */
 const ROUNDING = 1e-9;
 
+/** The timer a budget waits on; it must run on the same clock as the budget's `now`. */
+export interface BudgetTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(timer: unknown): void;
+}
+
+/**
+ * Node's own timers, for the default monotonic clock. Taken from `node:timers`, not the globals, so
+ * that a test that fakes the global timers (and not `performance.now()`) does not stop the budget:
+ * its waits and its clock stay on real time together.
+ */
+const REAL_TIMERS: BudgetTimers = {
+  set: (fn, ms) => setRealTimeout(fn, ms),
+  clear: (timer) => clearRealTimeout(timer as NodeJS.Timeout),
+};
+
 interface Waiter {
   resolve: () => void;
   reject: (reason: unknown) => void;
@@ -51,11 +69,12 @@ export class RequestBudget {
   private readonly refillPerMs: number;
   /** Waiters in arrival order per priority, so a polling loop cannot starve a ping. */
   private readonly queues: Record<BudgetPriority, Waiter[]> = { first: [], normal: [] };
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
 
   constructor(
     perSecond: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly timers: BudgetTimers = REAL_TIMERS,
   ) {
     this.refillPerMs = (perSecond * (1 + REFILL_HEADROOM)) / 1000;
     this.tokens = 1 + RESERVED_TOKENS;
@@ -109,7 +128,7 @@ export class RequestBudget {
    * and arms one timer for the moment the next waiter can be served.
    */
   private serve(): void {
-    clearTimeout(this.timer);
+    if (this.timer !== undefined) this.timers.clear(this.timer);
     this.timer = undefined;
     this.refill();
     for (const priority of ['first', 'normal'] as const) {
@@ -128,7 +147,7 @@ export class RequestBudget {
     const deficitMs = (need(next) - this.tokens) / this.refillPerMs;
     // Timers have whole-millisecond resolution and never fire early, so wait the whole
     // milliseconds that cover the deficit; the token is taken as soon as it is there.
-    this.timer = setTimeout(() => this.serve(), Math.max(1, Math.ceil(deficitMs)));
+    this.timer = this.timers.set(() => this.serve(), Math.max(1, Math.ceil(deficitMs)));
   }
 
   private refill(): void {

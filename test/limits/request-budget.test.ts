@@ -104,6 +104,12 @@ describe('RequestBudget', () => {
   });
 });
 
+/** The global timers, which vitest fakes, looked up at each call. */
+const FAKE_TIMERS = {
+  set: (fn: () => void, ms: number) => setTimeout(fn, ms),
+  clear: (timer: unknown) => clearTimeout(timer as NodeJS.Timeout),
+};
+
 describe('RequestBudget priorities (fake clock)', () => {
   beforeEach(() => {
     vi.useFakeTimers({ now: 0 });
@@ -114,7 +120,8 @@ describe('RequestBudget priorities (fake clock)', () => {
 
   /** A budget on the fake clock that records when (fake ms) and in which order waiters got tokens. */
   function recordingBudget(perSecond: number) {
-    const budget = new RequestBudget(perSecond, () => Date.now());
+    // The fake clock and the fake timers together.
+    const budget = new RequestBudget(perSecond, () => Date.now(), FAKE_TIMERS);
     const served: Array<{ name: string; at: number }> = [];
     const ask = (name: string, priority: BudgetPriority = 'normal'): Promise<void> =>
       budget.acquire(undefined, priority).then(() => {
