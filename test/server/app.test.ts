@@ -1,3 +1,5 @@
+import { get as httpGet } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { Gauge, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,6 +85,23 @@ describe('GET /metrics', () => {
       expect(body).toContain('isa_ping_attempts_total{environment="production",result="ok"} 1');
       checkOpenMetricsStructure(body);
     }
+  });
+
+  it('gzips the metrics for a client that takes gzip, as Prometheus does', async () => {
+    const { url } = await start();
+    const get = async (encoding: string) => {
+      const res = await rawGet(`${url}/metrics`, { 'accept-encoding': encoding });
+      return { ...res, text: res.encoding === 'gzip' ? gunzipSync(res.body).toString() : '' };
+    };
+    const plain = await rawGet(`${url}/metrics`, { 'accept-encoding': 'identity' });
+    expect(plain.encoding).toBeUndefined();
+    const zipped = await get('gzip');
+    expect(zipped.encoding).toBe('gzip');
+    expect(zipped.vary).toMatch(/accept-encoding/i);
+    expect(zipped.body.length).toBeLessThan(plain.body.length / 4);
+    // Same document (the process metrics aside, which move between two scrapes).
+    const isa = (text: string) => text.split('\n').filter((l) => l.includes('isa_'));
+    expect(isa(zipped.text)).toEqual(isa(plain.body.toString()));
   });
 
   it('prefers Prometheus text when Accept ranks it higher or names nothing it knows', async () => {
@@ -248,6 +267,26 @@ describe('index and unknown paths', () => {
  * The structural rules of OpenMetrics that prom-client could get wrong: every sample belongs to a
  * declared family, counter families carry no _total while their samples do, one # EOF at the end.
  */
+/** A GET with exactly these headers (fetch would add its own Accept-Encoding and decode). */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ body: Buffer; encoding: string | undefined; vary: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({
+          body: Buffer.concat(chunks),
+          encoding: res.headers['content-encoding'],
+          vary: res.headers['vary'],
+        }),
+      );
+    }).on('error', reject);
+  });
+}
+
 function checkOpenMetricsStructure(body: string): void {
   const lines = body.split('\n');
   expect(lines.at(-1)).toBe('');
