@@ -10,10 +10,16 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { pino, type Logger } from 'pino';
 import type { Registry, RegistryContentType } from 'prom-client';
 import { CONTENT_TYPES, MetricsRenderer, OFFERED_MEDIA_TYPES, formatFor } from './exposition.js';
-import { findCheck } from '../checks/index.js';
 import { RunHistory, type HistoryQuery } from './history.js';
 import { loadPage, pageRoutes, securityHeaders } from './page.js';
-import type { StatusHistory } from './status.js';
+import {
+  environmentAndCheck,
+  isProblem,
+  limitParameter,
+  singleParameters,
+  type QueryProblem,
+} from './query.js';
+import { MAX_STATUS_LIMIT, type StatusHistory, type StatusQuery } from './status.js';
 
 export interface ServerAppOptions {
   /** The registry to expose (either content type); it is read, never modified. */
@@ -33,7 +39,10 @@ const ENDPOINTS = [
   { path: '/metrics', what: 'Prometheus metrics (OpenMetrics when asked for by Accept)' },
   { path: '/healthz', what: 'liveness: 200 while the process runs' },
   { path: '/readyz', what: 'readiness: 200 while schedules run, 503 before and during shutdown' },
-  { path: '/api/status', what: 'JSON: the last runs of every check with their steps' },
+  {
+    path: '/api/status',
+    what: 'JSON: the last runs of every check with their steps (?environment=&check=&outcome=&limit=)',
+  },
   {
     path: '/api/history',
     what: 'JSON: the history behind the status page (?environment=&check=&after=&limit=)',
@@ -87,13 +96,24 @@ export function createServerApp(opts: ServerAppOptions): Express {
       .send(ready ? 'ready\n' : 'not ready\n');
   });
 
-  app.get('/api/status', (_req, res) => {
-    res.json(opts.status.snapshot());
+  app.get('/api/status', async (req, res) => {
+    const query = statusQuery(req.query, opts.status);
+    if (isProblem(query)) {
+      res.status(query.status).json({ error: query.problem });
+      return;
+    }
+    // Gzipped like the history: at 1000 environments the whole document is megabytes.
+    await sendCompressible(
+      req,
+      res,
+      JSON.stringify(opts.status.snapshot(query)),
+      'application/json',
+    );
   });
 
   app.get('/api/history', async (req, res) => {
     const query = historyQuery(req.query, history);
-    if ('problem' in query) {
+    if (isProblem(query)) {
       res.status(query.status).json({ error: query.problem });
       return;
     }
@@ -151,47 +171,44 @@ async function sendCompressible(
   res.set('Content-Encoding', 'gzip').send(body);
 }
 
-/**
- * The `/api/history` filters. Problems name the parameter, never echo its value; an unknown
- * environment or check is a 404 like an unknown path.
- */
-function historyQuery(
-  raw: Request['query'],
-  history: RunHistory,
-): HistoryQuery | { problem: string; status: number } {
-  const one = (name: string): string | undefined | null => {
-    const value = raw[name];
-    if (value === undefined) return undefined;
-    return typeof value === 'string' ? value : null;
-  };
-  const environment = one('environment');
-  const check = one('check');
-  const after = one('after');
-  const limit = one('limit');
-  if ([environment, check, after, limit].includes(null)) {
-    return { problem: 'each parameter may be given once', status: 400 };
-  }
-  const query: HistoryQuery = { limit: MAX_HISTORY_LIMIT };
-  if (environment !== undefined && environment !== null) {
-    if (!history.hasEnvironment(environment))
-      return { problem: 'no such environment', status: 404 };
-    query.environment = environment;
-  }
-  if (check !== undefined && check !== null) {
-    if (findCheck(check) === undefined) return { problem: 'no such check', status: 404 };
-    query.check = check;
-  }
-  if (after !== undefined && after !== null) {
-    if (!/^\d{1,15}$/.test(after))
-      return { problem: 'after must be a sequence number', status: 400 };
-    query.after = Number(after);
-  }
-  if (limit !== undefined && limit !== null) {
-    const n = /^\d{1,6}$/.test(limit) ? Number(limit) : 0;
-    if (n < 1 || n > MAX_HISTORY_LIMIT) {
-      return { problem: `limit must be an integer from 1 to ${MAX_HISTORY_LIMIT}`, status: 400 };
+/** The `/api/status` filters (docs/metrics.md). */
+function statusQuery(raw: Request['query'], status: StatusHistory): StatusQuery | QueryProblem {
+  const params = singleParameters(raw, ['environment', 'check', 'outcome', 'limit'] as const);
+  if (isProblem(params)) return params;
+  const scope = environmentAndCheck(params, (name) => status.hasEnvironment(name));
+  if (isProblem(scope)) return scope;
+  const query: StatusQuery = { ...scope };
+  if (params.outcome !== undefined) {
+    if (params.outcome !== 'pass' && params.outcome !== 'fail') {
+      return { problem: 'outcome must be pass or fail', status: 400 };
     }
-    query.limit = n;
+    query.outcome = params.outcome;
+  }
+  if (params.limit !== undefined) {
+    const limit = limitParameter(params.limit, MAX_STATUS_LIMIT);
+    if (isProblem(limit)) return limit;
+    query.limit = limit;
+  }
+  return query;
+}
+
+/** The `/api/history` filters (docs/metrics.md). */
+function historyQuery(raw: Request['query'], history: RunHistory): HistoryQuery | QueryProblem {
+  const params = singleParameters(raw, ['environment', 'check', 'after', 'limit'] as const);
+  if (isProblem(params)) return params;
+  const scope = environmentAndCheck(params, (name) => history.hasEnvironment(name));
+  if (isProblem(scope)) return scope;
+  const query: HistoryQuery = { ...scope, limit: MAX_HISTORY_LIMIT };
+  if (params.after !== undefined) {
+    if (!/^\d{1,15}$/.test(params.after)) {
+      return { problem: 'after must be a sequence number', status: 400 };
+    }
+    query.after = Number(params.after);
+  }
+  if (params.limit !== undefined) {
+    const limit = limitParameter(params.limit, MAX_HISTORY_LIMIT);
+    if (isProblem(limit)) return limit;
+    query.limit = limit;
   }
   return query;
 }

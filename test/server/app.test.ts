@@ -228,6 +228,61 @@ describe('GET /api/status', () => {
     expect(doc.environments.sandbox?.ping).toEqual({ last: null, runs: [] });
   });
 
+  it('narrows the document to an environment, a check and an outcome', async () => {
+    const { url } = await start();
+    const doc = (await (
+      await fetch(`${url}/api/status?environment=production&check=ping&outcome=pass`)
+    ).json()) as StatusDocument;
+    expect(Object.keys(doc.environments)).toEqual(['production']);
+    const production = doc.environments.production!;
+    expect(Object.keys(production)).toEqual(['ping']);
+    // `last` stays the newest run; `runs` holds only the passes.
+    expect(production.ping?.last?.reason).toBe('timeout');
+    expect(production.ping?.runs.map((r) => r.outcome)).toEqual(['pass']);
+  });
+
+  it('bounds the runs of each check: the newest, 10 by default, at most 60', async () => {
+    const status = new StatusHistory({ environments: ['production'], failuresPerCheck: 100 });
+    const now = Date.now();
+    for (let i = 0; i < 70; i++) {
+      status.add(pingResult('timeout', { startedAt: now - 70_000 + i * 1000 }));
+    }
+    const { url } = await start({ status });
+    const runs = async (query: string) => {
+      const doc = (await (await fetch(`${url}/api/status${query}`)).json()) as StatusDocument;
+      return doc.environments.production?.ping?.runs ?? [];
+    };
+    expect(await runs('')).toHaveLength(10);
+    const two = await runs('?limit=2');
+    expect(two.map((r) => r.started_at)).toEqual([
+      new Date(now - 1000).toISOString(),
+      new Date(now - 2000).toISOString(),
+    ]);
+    expect(await runs('?limit=60')).toHaveLength(60);
+  });
+
+  it('refuses bad parameters with a message that names the parameter, not its value', async () => {
+    const { url } = await start();
+    for (const [query, status, message] of [
+      ['limit=0', 400, 'limit must be an integer from 1 to 60'],
+      ['limit=61', 400, 'limit must be an integer from 1 to 60'],
+      ['limit=ten', 400, 'limit must be an integer from 1 to 60'],
+      ['outcome=<b>', 400, 'outcome must be pass or fail'],
+      ['environment=a&environment=b', 400, 'each parameter may be given once'],
+      [
+        'env=production',
+        400,
+        'unknown parameter; this endpoint takes environment, check, outcome, limit',
+      ],
+      ['environment=<nowhere>', 404, 'no such environment'],
+      ['check=<nothing>', 404, 'no such check'],
+    ] as const) {
+      const res = await fetch(`${url}/api/status?${query}`);
+      expect(res.status, query).toBe(status);
+      expect(await res.json(), query).toEqual({ error: message });
+    }
+  });
+
   it('answers 500 and logs when the snapshot fails', async () => {
     const status = new StatusHistory();
     status.snapshot = () => {

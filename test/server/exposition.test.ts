@@ -4,7 +4,14 @@
  * disappear, a gauge set with its labels in another order, label values that need escaping,
  * default labels, and collected (process) metrics.
  */
-import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type Metric,
+  type RegistryContentType,
+} from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { MetricsRenderer, type ExpositionFormat } from '../../src/server/exposition.js';
@@ -17,10 +24,11 @@ async function promClient(
 ): Promise<string> {
   if (format === 'prometheus') return registry.metrics();
   const names = registry.getMetricsAsArray().map((metric) => [metric, metric.name] as const);
-  const copy = new Registry<RegistryContentType>(Registry.OPENMETRICS_CONTENT_TYPE);
+  const copy = new Registry<RegistryContentType>();
+  copy.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   const labels = (registry as unknown as { _defaultLabels: object })._defaultLabels;
   copy.setDefaultLabels(labels);
-  for (const [metric] of names) copy.registerMetric(metric);
+  for (const [metric] of names) copy.registerMetric(metric as unknown as Metric<string>);
   try {
     return await copy.metrics();
   } finally {
