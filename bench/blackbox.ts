@@ -17,7 +17,7 @@
  *            time, /api/status size and time, RSS steady and peak, missed and skipped runs.
  *
  * Usage: npx tsx bench/blackbox.ts [--mode compare|idle|default|scale] [--seconds S]
- *                                  [--environments N] [--interval 60s]
+ *                                  [--environments N] [--interval 60s] [--cli PATH/dist/cli.js]
  * Needs `npm run build` first (the daemon runs from dist/, as users run it) and, for compare and
  * idle, `prometheus-blackbox-exporter` (apt-get install prometheus-blackbox-exporter). Every
  * process it starts listens on 127.0.0.1 and is stopped at the end, also on Ctrl-C.
@@ -34,7 +34,6 @@ import { parseArgs } from 'node:util';
 import { CHECK_NAMES } from '../src/checks/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'cli.js');
 const BLACKBOX = '/usr/bin/prometheus-blackbox-exporter';
 const API_KEY = 'bench-key';
 /** Linux reports process CPU time in clock ticks; 100 per second on every kernel we run on. */
@@ -59,8 +58,11 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     environments: { type: 'string', default: '1000' },
     interval: { type: 'string', default: '60s' },
+    cli: { type: 'string' },
   },
 });
+/** The daemon as built by `npm run build`; `--cli` names another build's, to compare two versions. */
+const CLI = values.cli ?? join(ROOT, 'dist', 'cli.js');
 const mode = values.mode ?? 'compare';
 const defaultSeconds: Record<string, number> = {
   compare: 120,
@@ -589,7 +591,7 @@ async function scale(): Promise<void> {
   const skipped = sumSamples(metricsText, 'isa_checks_skipped_total');
   const { plain, gzipped, status, one } = result;
   line(
-    `scale: ${n} environments, pings only, every ${values.interval}; ${seconds} s window; ` +
+    `scale: ${CLI}, ${n} environments, pings only, every ${values.interval}; ${seconds} s window; ` +
       `node ${process.version}, load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')} at the end`,
@@ -808,6 +810,7 @@ function parseJson(text: string | undefined): Record<string, unknown> | null {
 
 function fmt(n: number): string {
   if (!Number.isFinite(n)) return '—';
+  if (Number.isInteger(n)) return String(n);
   return n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 }
 
