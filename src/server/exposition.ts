@@ -91,10 +91,15 @@ interface SeriesText {
 
 /**
  * Renders a registry's metrics. Keep one per registry: it holds the label text of every series it
- * has rendered (per format), dropping that of series the registry no longer has.
+ * has rendered, dropping that of series the registry no longer has.
  */
 export class MetricsRenderer {
-  private kept: Record<ExpositionFormat, WeakMap<object, Map<string, SeriesText>>> = freshKept();
+  /**
+   * Per metric, the sample name its text was written with and the text of each series. Sample
+   * lines are the same in both formats (a counter's samples end in `_total` in each), so one
+   * text serves both.
+   */
+  private kept = new WeakMap<object, { sample: string; series: Map<string, SeriesText> }>();
   /** The default labels the kept text was written with. */
   private keptDefaults = 'null';
 
@@ -105,7 +110,7 @@ export class MetricsRenderer {
     const openMetrics = format === 'openmetrics';
     const defaults = defaultLabelsOf(this.registry);
     if (JSON.stringify(defaults) !== this.keptDefaults) {
-      this.kept = freshKept();
+      this.kept = new WeakMap();
       this.keptDefaults = JSON.stringify(defaults);
     }
     const families: string[] = [];
@@ -118,7 +123,7 @@ export class MetricsRenderer {
         `# HELP ${escapeString(family)} ${escapeString(metric.help)}`,
         `# TYPE ${escapeString(family)} ${metric.type}`,
       ];
-      if (isStored(metric)) this.storedSamples(metric, sample, defaults, format, lines);
+      if (isStored(metric)) this.storedSamples(metric, sample, defaults, lines);
       else await collectedSamples(metric, sample, defaults, lines);
       families.push(lines.join('\n'));
     }
@@ -130,14 +135,14 @@ export class MetricsRenderer {
     metric: StoredMetric & { hashMap: Record<string, ValueEntry | HistogramEntry> },
     sample: string,
     defaults: Labels | null,
-    format: ExpositionFormat,
     lines: string[],
   ): void {
-    let kept = this.kept[format].get(metric);
-    if (kept === undefined) {
-      kept = new Map();
-      this.kept[format].set(metric, kept);
+    let forMetric = this.kept.get(metric);
+    if (forMetric === undefined || forMetric.sample !== sample) {
+      forMetric = { sample, series: new Map() };
+      this.kept.set(metric, forMetric);
     }
+    const kept = forMetric.series;
     const histogram = metric.type === 'histogram';
     const bounds = metric.upperBounds ?? [];
     let series = 0;
@@ -176,10 +181,6 @@ export class MetricsRenderer {
       for (const hash of kept.keys()) if (!(hash in metric.hashMap)) kept.delete(hash);
     }
   }
-}
-
-function freshKept(): Record<ExpositionFormat, WeakMap<object, Map<string, SeriesText>>> {
-  return { prometheus: new WeakMap(), openmetrics: new WeakMap() };
 }
 
 /** True for the metrics whose values this renderer reads from prom-client's store. */
