@@ -82,7 +82,12 @@ function cleanup(): void {
   if (cleanedUp) return;
   cleanedUp = true;
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  rmSync(tmp, { recursive: true, force: true });
+  try {
+    // The daemon may still be writing its state file while it stops; retried a few times.
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  } catch (err) {
+    process.stderr.write(`bench/blackbox: could not remove ${tmp}: ${String(err)}\n`);
+  }
 }
 process.on('exit', cleanup);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
