@@ -261,19 +261,22 @@ function locationsSection() {
     ],
   }).lineInterpolation(LineInterpolation.StepAfter);
 
+  // Where confirmation pings are off (the ping interval is 10 s or less, or `enabled: false`)
+  // their families are absent: 0, like a healthy period, rather than no data.
+  const zeroByLocation = `0 * max by (${BY_LOC}) (${select(METRICS.pingUp)})`;
   const confirmByLocation = countBarsPanel({
     title: 'Bad confirmation pings, by location',
     description:
-      'Confirmation pings (sent every 10 s after a slow or failed scheduled ping) that were slow, timed out or failed, per location and environment. They are what makes the pages fast; in a healthy period there are none at all.',
+      'Confirmation pings (sent every 10 s after a slow or failed scheduled ping) that were slow, timed out or failed, per location and environment. They are what makes the pages fast; in a healthy period there are none at all, and where confirmation is off (pings every 10 s or faster, or ping.confirm.enabled false) this stays at 0.',
     unit: 'short',
     minInterval: '5m',
     queries: [
       {
-        expr: `sum by (${BY_LOC}) (increase(${select(METRICS.pingConfirmAttempts, { result: { re: ['server_error', 'timeout', 'network_error'] } })}[${rateInterval}]))`,
+        expr: `sum by (${BY_LOC}) (increase(${select(METRICS.pingConfirmAttempts, { result: { re: ['server_error', 'timeout', 'network_error'] } })}[${rateInterval}])) or ${zeroByLocation}`,
         legend: '{{location}} {{environment}} failed',
       },
       {
-        expr: `sum by (${BY_LOC}) (${select(METRICS.pingConfirmActive)})`,
+        expr: `sum by (${BY_LOC}) (${select(METRICS.pingConfirmActive)}) or ${zeroByLocation}`,
         legend: '{{location}} {{environment}} sequence running',
       },
     ],
