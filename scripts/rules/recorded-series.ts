@@ -15,11 +15,19 @@ import { createMetrics } from '../../src/metrics/registry.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import {
   environmentConfigs,
+  controlEvents,
   environmentEvents,
   monitorEvents,
   type RecordedEvent,
 } from './check-results.js';
-import { monitorTimeline, scenarioMinutes, type Scenario, type Target } from './scenarios.js';
+import {
+  monitorTimeline,
+  scenarioMinutes,
+  scenarioMonitors,
+  type Scenario,
+  type ScenarioFile,
+  type Target,
+} from './scenarios.js';
 import {
   expositionReader,
   normaliseLe,
@@ -33,14 +41,30 @@ export function namesReadByRules(rulesText: string): Set<string> {
 }
 
 /**
- * The input series of one scenario at `scrapeSeconds` resolution, from the real recorder.
+ * The input series of one scenario at `scrapeSeconds` resolution, from the real recorder: one
+ * monitor, or one per location (each its own registry, target and state).
  * `keep` picks the sample names to write (the rest would only make promtool slower).
  */
 export async function recordSeries(
   scenario: Scenario,
   scrapeSeconds: number,
+  target: ScenarioFile['target'],
+  keep: (name: string) => boolean,
+): Promise<Series[]> {
+  const series: Series[] = [];
+  for (const one of scenarioMonitors(scenario, target)) {
+    series.push(...(await recordMonitor(one.monitor, scrapeSeconds, one.target, keep, one)));
+  }
+  return series;
+}
+
+/** The input series of one monitor of a scenario, scraped at `target`. */
+async function recordMonitor(
+  scenario: Scenario,
+  scrapeSeconds: number,
   target: Target,
   keep: (name: string) => boolean,
+  where: { location?: string; control?: string } = {},
 ): Promise<Series[]> {
   const minutes = scenarioMinutes(scenario);
   const monitor = monitorTimeline(scenario);
@@ -54,23 +78,29 @@ export async function recordSeries(
     })),
     build: { version: '0.0.0', revision: 'test', nodejs: process.version },
     collectDefaultMetrics: false,
+    location: where.location ?? null,
+    control: where.control !== undefined,
   });
   const recorder = new Recorder(metrics);
   for (const env of configs) recorder.describeEnvironment(env);
   // Stable sort: events of the same second keep their timeline order.
   const events: RecordedEvent[] = [
     ...monitorEvents(scenario.ledger, minutes),
+    ...controlEvents(where.control, minutes),
     ...environments.flatMap(([name, spec]) => environmentEvents(name, spec, minutes)),
   ].sort((a, b) => a.at - b.at);
 
   // Only the families the rules read are rendered: rendering is the slow part of a long scenario.
-  const families = metrics.registry
-    .getMetricsAsArray()
-    .map((m) => m.name)
-    .filter((name) => ['', '_bucket', '_count', '_sum'].some((suffix) => keep(name + suffix)));
+  // Listed at every render: a family may join the registry later (the control probe's success
+  // gauge joins at the first probe).
+  const families = () =>
+    metrics.registry
+      .getMetricsAsArray()
+      .map((m) => m.name)
+      .filter((name) => ['', '_bucket', '_count', '_sum'].some((suffix) => keep(name + suffix)));
   const render = async () =>
     (
-      await Promise.all(families.map((name) => metrics.registry.getSingleMetricAsString(name)))
+      await Promise.all(families().map((name) => metrics.registry.getSingleMetricAsString(name)))
     ).join('\n');
 
   const scrapes = Math.floor((minutes * 60) / scrapeSeconds) + 1;
