@@ -276,8 +276,9 @@ export interface Check<
   createsSessions?: boolean;
   /**
    * `first` when the run's timing is its measurement (the ping): its requests go before every
-   * other check's queued requests in the environment's request budget and may take the token
-   * kept in reserve for them, so a ping that comes due during a lifecycle run is not held back
+   * other check's queued requests in the environment's request budget, and the scheduler
+   * reserves the budget for its due times, so a ping that comes due during a lifecycle run is not
+   * held back
    * by the lifecycle's polls. Default `normal`.
    */
   budgetPriority?: BudgetPriority;

@@ -12,17 +12,17 @@ export const REFILL_HEADROOM = 0.01;
 
 /**
  * Who a request is for. `first`: a run whose timing is its measurement (a ping, a confirmation
- * ping), served before every queued `normal` request and allowed the reserved token. `normal`:
+ * ping), served before every queued `normal` request, and kept clear by `reserve`. `normal`:
  * everything else (lifecycle steps and polls, the other checks, closing leftovers).
  */
 export type BudgetPriority = 'first' | 'normal';
 
 /**
- * Tokens kept for `first` requests. Without it a ping that comes due just after a lifecycle poll
- * took the token waits for the refill: up to 1/N s (a second at the default N = 1), measured in
- * its fire time. With it the ping goes out at once and the lifecycle's next request waits instead.
+ * How long a reservation holds after its time when no `first` request has come to use it (the
+ * ping was skipped, or fired late on a busy machine): `normal` requests wait at most this long
+ * past the reserved moment.
  */
-export const RESERVED_TOKENS = 1;
+export const RESERVATION_GRACE_MS = 1_000;
 
 /**
  * Tokens that floating-point refill arithmetic may lose: a waiter whose deficit was waited out
@@ -55,14 +55,17 @@ interface Waiter {
 
 /**
  * The monitor's own traffic cap per environment (`request_budget_per_second`): a token bucket that
- * every request of every check, poll and cleanup takes a token from before it is sent. `normal`
- * requests see a bucket of one token, so they are paced at least 1/(N × 1.01) s apart and never
- * burst. One more token is reserved for `first` requests, so a ping never waits for a lifecycle's
- * token: at most two requests go out together, and then the second is a `first` one. In any T
- * seconds at most 2 + 1.01 × N × T requests are sent.
+ * every request of every check, poll and cleanup takes a token from before it is sent. The bucket
+ * holds a single token, so requests are paced at least 1/(N × 1.01) s apart, never burst, and in
+ * any T seconds at most 1 + 1.01 × N × T go out.
+ *
+ * Pings come first without a larger burst: the scheduler reserves the moment each ping is due
+ * (`reserve`), and a `normal` request takes the token only if the bucket is full again by the next
+ * reserved moment; otherwise it waits until that ping has taken its token (or the reservation
+ * lapsed). A `first` request that still has to wait is served before every queued `normal` one.
  */
 export class RequestBudget {
-  /** Tokens in the bucket, 0 … 1 + RESERVED_TOKENS; `normal` requests use only those above the reserve. */
+  /** Tokens in the bucket, 0 … 1. */
   private tokens: number;
   private last: number;
   /** Tokens per millisecond. */
@@ -70,6 +73,8 @@ export class RequestBudget {
   /** Waiters in arrival order per priority, so a polling loop cannot starve a ping. */
   private readonly queues: Record<BudgetPriority, Waiter[]> = { first: [], normal: [] };
   private timer: unknown;
+  /** Moments (this budget's clock, ms, ascending) at which a `first` request is due. */
+  private readonly reservations: number[] = [];
 
   constructor(
     perSecond: number,
@@ -77,14 +82,27 @@ export class RequestBudget {
     private readonly timers: BudgetTimers = REAL_TIMERS,
   ) {
     this.refillPerMs = (perSecond * (1 + REFILL_HEADROOM)) / 1000;
-    this.tokens = 1 + RESERVED_TOKENS;
+    this.tokens = 1;
     this.last = now();
   }
 
-  /** Tokens a `normal` request could take right now (fractional, 0 … 1). */
+  /** Tokens in the bucket right now (fractional, 0 … 1). */
   available(): number {
     this.refill();
-    return Math.max(0, this.tokens - RESERVED_TOKENS);
+    return this.tokens;
+  }
+
+  /**
+   * Keeps the budget clear for a `first` request due in `inMs` ms: from 1/(1.01 N) s before that
+   * moment, `normal` requests wait until a `first` request has taken its token (or the moment is
+   * `RESERVATION_GRACE_MS` past), so the ping finds the token there.
+   */
+  reserve(inMs: number): void {
+    const at = this.now() + Math.max(0, inMs);
+    const index = this.reservations.findIndex((r) => r > at);
+    if (index < 0) this.reservations.push(at);
+    else this.reservations.splice(index, 0, at);
+    this.serve();
   }
 
   /**
@@ -97,7 +115,21 @@ export class RequestBudget {
       priority === 'first'
         ? this.queues.first.length
         : this.queues.first.length + this.queues.normal.length;
-    return Math.max(0, (ahead + need(priority) - this.tokens) / this.refillPerMs);
+    const forTokens = (extra: number) =>
+      Math.max(0, (ahead + extra + 1 - this.tokens) / this.refillPerMs);
+    if (priority === 'first') return forTokens(0);
+    // Each ping due before the token would be there takes a token first (an estimate: it
+    // assumes the reserved pings come).
+    this.dropLapsed();
+    const now = this.now();
+    let reserved = 0;
+    while (
+      reserved < this.reservations.length &&
+      this.reservations[reserved]! - now < forTokens(reserved) + this.refillIntervalMs()
+    ) {
+      reserved += 1;
+    }
+    return forTokens(reserved);
   }
 
   /** Waits until a token is available and takes it; rejects when `signal` aborts. */
@@ -131,36 +163,71 @@ export class RequestBudget {
     if (this.timer !== undefined) this.timers.clear(this.timer);
     this.timer = undefined;
     this.refill();
-    for (const priority of ['first', 'normal'] as const) {
-      const queue = this.queues[priority];
-      while (queue.length > 0 && this.tokens >= need(priority) - ROUNDING) {
-        this.tokens = Math.max(0, this.tokens - 1);
-        const waiter = queue.shift()!;
-        waiter.signal?.removeEventListener('abort', waiter.onAbort);
-        waiter.resolve();
-      }
+    const first = this.queues.first;
+    while (first.length > 0 && this.tokens >= 1 - ROUNDING) {
+      this.take(first.shift()!);
+      this.useReservation();
     }
-    // A `normal` waiter is never served while a `first` one waits: the first queue is empty here
-    // unless the bucket is below one token, and then a `normal` waiter could not be served anyway.
-    const next = this.queues.first.length > 0 ? 'first' : 'normal';
+    const normal = this.queues.normal;
+    while (
+      first.length === 0 &&
+      normal.length > 0 &&
+      this.tokens >= 1 - ROUNDING &&
+      this.heldUntil() <= this.now()
+    ) {
+      this.take(normal.shift()!);
+    }
+    const next = first.length > 0 ? 'first' : 'normal';
     if (this.queues[next].length === 0) return;
-    const deficitMs = (need(next) - this.tokens) / this.refillPerMs;
+    let waitMs = (1 - this.tokens) / this.refillPerMs;
+    if (next === 'normal') waitMs = Math.max(waitMs, this.heldUntil() - this.now());
     // Timers have whole-millisecond resolution and never fire early, so wait the whole
     // milliseconds that cover the deficit; the token is taken as soon as it is there.
-    this.timer = this.timers.set(() => this.serve(), Math.max(1, Math.ceil(deficitMs)));
+    this.timer = this.timers.set(() => this.serve(), Math.max(1, Math.ceil(waitMs)));
+  }
+
+  private take(waiter: Waiter): void {
+    this.tokens = Math.max(0, this.tokens - 1);
+    waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.resolve();
+  }
+
+  /** A `first` request took a token: the reservation it was due at, if any, is used up. */
+  private useReservation(): void {
+    this.dropLapsed();
+    const next = this.reservations[0];
+    if (next !== undefined && next - this.now() < this.refillIntervalMs()) {
+      this.reservations.shift();
+    }
+  }
+
+  /**
+   * Until when (this budget's clock) a `normal` request must wait for the next reservation: taking
+   * the token now must leave the bucket full again by the reserved moment, which takes one refill
+   * interval; inside that interval it waits until the reservation is used or lapses.
+   */
+  private heldUntil(): number {
+    this.dropLapsed();
+    const next = this.reservations[0];
+    if (next === undefined || next - this.now() >= this.refillIntervalMs()) return -Infinity;
+    return next + RESERVATION_GRACE_MS;
+  }
+
+  private dropLapsed(): void {
+    const now = this.now();
+    while (this.reservations.length > 0 && this.reservations[0]! + RESERVATION_GRACE_MS <= now) {
+      this.reservations.shift();
+    }
+  }
+
+  /** Time for one whole token to refill, ms. */
+  private refillIntervalMs(): number {
+    return 1 / this.refillPerMs;
   }
 
   private refill(): void {
     const now = this.now();
-    this.tokens = Math.min(
-      1 + RESERVED_TOKENS,
-      this.tokens + Math.max(0, now - this.last) * this.refillPerMs,
-    );
+    this.tokens = Math.min(1, this.tokens + Math.max(0, now - this.last) * this.refillPerMs);
     this.last = now;
   }
-}
-
-/** Tokens the bucket must hold before a request of `priority` may take one. */
-function need(priority: BudgetPriority): number {
-  return priority === 'first' ? 1 : 1 + RESERVED_TOKENS;
 }

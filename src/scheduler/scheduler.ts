@@ -98,9 +98,10 @@ export class Scheduler {
         const cron = cronWithOffset(interval, offsetMs);
         if (cron === null) throw new Error(`interval ${interval} ms cannot be scheduled by cron`);
         const ticks = byCron.get(cron) ?? [];
-        ticks.push(() => this.tick(env, check, offsetMs % 1000));
+        ticks.push(() => this.tick(env, check, offsetMs));
         byCron.set(cron, ticks);
         this.schedule.push({ environment: env.name, check: check.name, cron, offsetMs });
+        this.reserveScheduled(env, check, offsetMs, 0);
         const policy = check.followUp?.policy(env.section(check));
         if (policy) {
           const sequence = new FollowUpSequence(policy);
@@ -118,8 +119,29 @@ export class Scheduler {
     }
   }
 
+  /**
+   * Tells the environment's budget when the next scheduled run of a `first`-priority check (the
+   * ping) is due, so that no other check's request takes the token it needs then. `afterMs` skips
+   * the fire time at hand: a tick reserves the one after it.
+   */
+  private reserveScheduled(
+    env: EnvironmentRuntime,
+    check: AnyCheck,
+    offsetMs: number,
+    afterMs: number,
+  ): void {
+    if (check.budgetPriority !== 'first') return;
+    const wallNow = Date.now();
+    const next = nextFireAt(wallNow + afterMs, env.intervalFor(check), offsetMs);
+    env.budget.reserve(next - wallNow);
+  }
+
   /** A cron tick: fires now, or after the sub-second part of the task's offset. */
-  private tick(env: EnvironmentRuntime, check: AnyCheck, subSecondMs: number): void {
+  private tick(env: EnvironmentRuntime, check: AnyCheck, offsetMs: number): void {
+    // The next fire time is at least half an interval away from this one, whichever side of
+    // its whole second the cron tick landed on.
+    this.reserveScheduled(env, check, offsetMs, env.intervalFor(check) / 2);
+    const subSecondMs = offsetMs % 1000;
     if (subSecondMs === 0) {
       this.fire(env, check);
       return;
@@ -195,6 +217,10 @@ export class Scheduler {
 
   private armFollowUp(state: FollowUpState): void {
     if (state.timer !== null) clearTimeout(state.timer);
+    // A follow-up run is timed like a scheduled one: keep the budget clear for its tick.
+    if (state.check.budgetPriority === 'first') {
+      state.env.budget.reserve(state.sequence.policy.intervalMs);
+    }
     state.timer = setTimeout(() => {
       state.timer = null;
       this.followUpTick(state);

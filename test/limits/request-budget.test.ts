@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   REFILL_HEADROOM,
-  RESERVED_TOKENS,
+  RESERVATION_GRACE_MS,
   RequestBudget,
   type BudgetPriority,
 } from '../../src/limits/request-budget.js';
@@ -130,33 +130,51 @@ describe('RequestBudget priorities (fake clock)', () => {
     return { budget, served, ask };
   }
 
-  it('sends a ping that comes due during a lifecycle run at once, on the reserved token', async () => {
-    const { served, ask } = recordingBudget(1);
-    // A lifecycle run has taken its token and queued three more requests (polls).
+  /** Time for one token to refill at `perSecond`, ms. */
+  const refillMs = (perSecond: number) => 1000 / (perSecond * (1 + REFILL_HEADROOM));
+
+  it('sends a ping that comes due during a lifecycle run on time: the polls keep clear of it', async () => {
+    const { budget, served, ask } = recordingBudget(1);
+    budget.reserve(1500); // the scheduler: the next ping is due at 1.5 s
+    // A lifecycle run takes its token and queues three more requests (polls).
     void ask('create');
     void ask('poll-1');
     void ask('poll-2');
     void ask('poll-3');
-    await vi.advanceTimersByTimeAsync(500);
+    await vi.advanceTimersByTimeAsync(1500);
+    // poll-1's token was back at 0.99 s, but taking it then would have left none for the ping.
+    expect(served.map((s) => s.name)).toEqual(['create']);
     void ask('ping', 'first');
     await vi.advanceTimersByTimeAsync(0);
     expect(served.map((s) => s.name)).toEqual(['create', 'ping']);
-    expect(served[1]!.at).toBe(500);
+    expect(served[1]!.at).toBe(1500);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(served.map((s) => s.name)).toEqual(['create', 'ping', 'poll-1', 'poll-2', 'poll-3']);
-    // The lifecycle pays for the ping: its next token comes when the bucket is refilled past the
-    // reserve, and after that its requests are paced 1/(1.01 N) s apart as before.
-    const rate = (1 + REFILL_HEADROOM) / 1000;
-    const refilledAt = 500 + (1 + RESERVED_TOKENS - 500 * rate) / rate;
-    expect(served[2]!.at).toBe(Math.ceil(refilledAt));
-    expect(served[3]!.at - served[2]!.at).toBeGreaterThanOrEqual(Math.floor(1 / rate));
-    expect(served[3]!.at - served[2]!.at).toBeLessThanOrEqual(Math.ceil(1 / rate));
+    // The lifecycle pays for the ping: its next token comes one refill after the ping's, and its
+    // requests stay paced 1/(1.01 N) s apart: never two together.
+    expect(served[2]!.at).toBe(1500 + Math.ceil(refillMs(1)));
+    for (let i = 1; i < served.length; i += 1) {
+      expect(served[i]!.at - served[i - 1]!.at).toBeGreaterThanOrEqual(Math.floor(refillMs(1)));
+    }
+  });
+
+  it('lets a reservation lapse when no ping comes, so the polls go on', async () => {
+    const { budget, served, ask } = recordingBudget(1);
+    void ask('create');
+    await vi.advanceTimersByTimeAsync(0);
+    budget.reserve(500); // a ping is due at 0.5 s, but it is skipped and never asks
+    void ask('poll-1');
+    await vi.advanceTimersByTimeAsync(500 + RESERVATION_GRACE_MS - 1);
+    expect(served.map((s) => s.name)).toEqual(['create']);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(served.map((s) => s.name)).toEqual(['create', 'poll-1']);
+    expect(served[1]!.at).toBe(500 + RESERVATION_GRACE_MS);
   });
 
   it('serves a waiting ping before lifecycle requests that queued earlier', async () => {
     const { served, ask } = recordingBudget(1);
     void ask('ping-0', 'first');
-    void ask('ping-1', 'first'); // the reserve is gone too: the bucket is empty
+    void ask('ping-1', 'first'); // the bucket is empty: it waits for the refill
     void ask('poll-1');
     void ask('poll-2');
     await vi.advanceTimersByTimeAsync(300);
@@ -164,39 +182,48 @@ describe('RequestBudget priorities (fake clock)', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(served.map((s) => s.name)).toEqual(['ping-0', 'ping-1', 'ping-2', 'poll-1', 'poll-2']);
     // The waiting ping got the first whole token, 1/(1.01 N) s after the bucket ran dry.
-    expect(served[2]!.at).toBe(Math.ceil(1000 / (1 + REFILL_HEADROOM)));
+    expect(served[1]!.at).toBe(Math.ceil(refillMs(1)));
   });
 
   it('estimates the wait of each priority behind those served before it', async () => {
     const { budget, ask } = recordingBudget(1);
     void ask('create');
     await vi.advanceTimersByTimeAsync(0);
-    // The reserve is there for a ping; a poll needs a whole token above it.
-    expect(budget.waitEstimateMs('first')).toBe(0);
-    expect(budget.waitEstimateMs('normal')).toBeCloseTo(1000 / (1 + REFILL_HEADROOM), 6);
+    expect(budget.waitEstimateMs('first')).toBeCloseTo(refillMs(1), 6);
+    expect(budget.waitEstimateMs('normal')).toBeCloseTo(refillMs(1), 6);
     void ask('poll-1');
-    expect(budget.waitEstimateMs('first')).toBe(0);
-    expect(budget.waitEstimateMs('normal')).toBeCloseTo(2000 / (1 + REFILL_HEADROOM), 6);
+    expect(budget.waitEstimateMs('first')).toBeCloseTo(refillMs(1), 6);
+    expect(budget.waitEstimateMs('normal')).toBeCloseTo(2 * refillMs(1), 6);
+    // A ping due at 1.2 s goes before them: one more token to wait for.
+    budget.reserve(1200);
+    expect(budget.waitEstimateMs('normal')).toBeCloseTo(3 * refillMs(1), 6);
+    expect(budget.waitEstimateMs('first')).toBeCloseTo(refillMs(1), 6);
+    // One due at 10 s is after the next poll's token: no change.
+    budget.reserve(10_000);
+    expect(budget.waitEstimateMs('normal')).toBeCloseTo(3 * refillMs(1), 6);
   });
 
-  it('lets through at most 2 + 1.01·N·T requests in T seconds, whatever the mix', async () => {
-    const { served, ask } = recordingBudget(2);
-    for (let i = 0; i < 40; i += 1) void ask(`poll-${i}`);
-    for (let t = 0; t < 10_000; t += 250) {
+  it('lets through at most 1 + 1.01·N·T requests in T seconds, whatever the mix', async () => {
+    const { budget, served, ask } = recordingBudget(2);
+    for (let t = 0; t < 10_000; t += 1250) {
+      budget.reserve(t);
       setTimeout(() => void ask(`ping-${t}`, 'first'), t);
     }
+    for (let i = 0; i < 40; i += 1) void ask(`poll-${i}`);
     await vi.advanceTimersByTimeAsync(10_000);
     const times = served.map((s) => s.at);
     for (const from of times) {
       for (const windowMs of [1, 500, 1000, 5000]) {
         const inWindow = times.filter((t) => t >= from && t < from + windowMs).length;
-        expect(inWindow).toBeLessThanOrEqual(2 + (1 + REFILL_HEADROOM) * 2 * (windowMs / 1000));
+        expect(inWindow).toBeLessThanOrEqual(1 + (1 + REFILL_HEADROOM) * 2 * (windowMs / 1000));
       }
     }
-    // Pings come due four times a second at a budget of two: they take every token they can.
-    expect(served.filter((s) => s.name.startsWith('ping')).length).toBeGreaterThan(
-      served.filter((s) => s.name.startsWith('poll')).length,
-    );
+    // Every ping went out within a millisecond of being due, though polls wanted every token.
+    const pings = served.filter((s) => s.name.startsWith('ping'));
+    expect(pings).toHaveLength(8);
+    for (const ping of pings) {
+      expect(ping.at - Number(ping.name.slice('ping-'.length))).toBeLessThanOrEqual(1);
+    }
   });
 
   it('drops an aborted waiter from its queue and serves the next one', async () => {
@@ -208,7 +235,7 @@ describe('RequestBudget priorities (fake clock)', () => {
     void ask('ping-2', 'first');
     controller.abort();
     await expect(aborted).rejects.toThrow();
-    await vi.advanceTimersByTimeAsync(1_000);
+    await vi.advanceTimersByTimeAsync(3_000);
     expect(served.map((s) => s.name)).toEqual(['ping-0', 'ping-1', 'ping-2']);
   });
 });

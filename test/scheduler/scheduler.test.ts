@@ -136,6 +136,38 @@ describe('Scheduler', () => {
     ]);
   });
 
+  it('reserves the request budget for every coming ping, from start and on each tick', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+    });
+    vi.setSystemTime(new Date('2026-01-01T12:00:00.300Z'));
+    // 0.5123 of a 15 s interval: fires at 7.684 s past every 15 s.
+    const { runtime, scheduler } = await setUp(instant, {
+      random: () => 0.5123,
+      intervalMs: 15_000,
+    });
+    const reserved: number[] = [];
+    const reserve = runtime.budget.reserve.bind(runtime.budget);
+    runtime.budget.reserve = (inMs: number) => {
+      reserved.push(Date.now() + inMs);
+      reserve(inMs);
+    };
+    scheduler.start();
+    for (let elapsed = 0; elapsed < 31_000; elapsed += 1_000) {
+      await vi.advanceTimersByTimeAsync(1_000);
+      await vi.waitFor(() => expect(scheduler.running).toBe(0), { timeout: 5_000 });
+    }
+    vi.useRealTimers();
+    await scheduler.stop(1_000);
+    await runtime.close();
+    // The lifecycle (disabled here) reserves nothing: it is not a `first` check.
+    expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
+      '2026-01-01T12:00:07.684Z', // at start: the first ping
+      '2026-01-01T12:00:22.684Z', // at the 07.684 tick: the one after it
+      '2026-01-01T12:00:37.684Z', // at the 22.684 tick
+    ]);
+  });
+
   it('fires at its fixed start offset inside the interval, to the millisecond', async () => {
     // 0.5123 of a 15 s interval: 7684 ms. cron fires at second 7 of every 15; each tick then
     // waits the remaining 684 ms, so many environments spread across the second.
