@@ -4,6 +4,7 @@
  * with HTML. Each case runs a real lifecycle check against the simulator behind a mutating proxy
  * and looks at the simulator's sessions afterwards.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import type { CreateIntent } from '../../src/sessions/ledger.js';
@@ -115,5 +116,27 @@ describe('every session a create answer names is closed', () => {
       { campaignId: 'isa-monitor-test', address: { street1: '1 Instant Way', zip: '80202' } },
     ]);
     expect(unrecoverable[0]?.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('admits a create only once its intent is on disk; a refused admission sends nothing', async () => {
+    proxy.plan = () => null;
+    const config = testEnvironment(`${proxy.url}/env/admit`, { name: 'admit' });
+    const { runtime, ledger } = await testRuntime(config);
+    const before = proxy.arrivals.length;
+    const onDisk: number[] = [];
+    const created = runtime.tracking.create(
+      { street1: '1 Instant Way', zip: '80202', campaign_id: 'isa-monitor-test' },
+      { timeoutMs: 2_000 },
+      async () => {
+        const file = JSON.parse(await readFile(ledger.path, 'utf8')) as { intents: unknown[] };
+        onDisk.push(file.intents.length);
+        throw new Error('gate closed');
+      },
+    );
+    await expect(created).rejects.toThrow('gate closed');
+    await runtime.close();
+    expect(onDisk).toEqual([1]);
+    expect(ledger.pendingIntents()).toEqual([]);
+    expect(proxy.arrivals.length).toBe(before);
   });
 });
