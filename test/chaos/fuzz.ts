@@ -15,6 +15,7 @@ import { SessionLedger } from '../../src/sessions/ledger.js';
 import { seededRandom } from '../../src/simulator/random.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { API_KEY, captureLogger, testEnvironment } from '../support/harness.js';
+import { monitorSideRecorder } from './monitor-side.js';
 import { startFuzzProxy, type Mutation, type ProxiedRequest } from './proxy.js';
 
 /** Per-request deadline in the fuzz; late answers are held a little past it. */
@@ -147,6 +148,8 @@ export async function runResponseFuzz(opts: {
 }): Promise<FuzzCounts> {
   const sim = await startSimulator({ apiKeys: [API_KEY], qualifyDelayMs: 30 });
   const proxy = await startFuzzProxy(sim.url);
+  // Retry-After is judged where the monitor sends and reads, not at the proxy (monitor-side.ts).
+  const monitor = monitorSideRecorder();
   const ledger = await SessionLedger.open(
     join(await mkdtemp(join(tmpdir(), 'isa-fuzz-')), 'sessions.json'),
   );
@@ -203,6 +206,7 @@ export async function runResponseFuzz(opts: {
       ledger,
       userAgent: 'isa-monitor/fuzz',
       log,
+      dispatcher: monitor.dispatcher,
       lateAnswerGraceMs: GRACE_MS,
       onUnrecoverable: (intent) =>
         unrecoverableByEnv.set(
@@ -244,14 +248,16 @@ export async function runResponseFuzz(opts: {
   };
   await Promise.all(Array.from({ length: opts.concurrency ?? 8 }, worker));
 
-  counts.retryAfterViolations = proxy.violations().length;
+  const violations = monitor.violations();
+  counts.retryAfterViolations = violations.length;
   counts.requests = proxy.arrivals.length;
-  for (const v of proxy.violations().slice(0, 5)) {
+  for (const v of violations.slice(0, 5)) {
     fail(`request inside Retry-After: ${v.method} ${v.path} ${v.msInsideWindow.toFixed(0)} ms in`);
   }
 
   // The next process, after every Retry-After has passed: a fresh gate per environment.
   proxy.recording = false;
+  monitor.recording = false;
   proxy.plan = () => null;
   for (const name of names) {
     const runtime = runtimeFor(name);
@@ -270,6 +276,7 @@ export async function runResponseFuzz(opts: {
   }
   if (lines.some((l) => JSON.stringify(l).includes(API_KEY))) fail('the API key appeared in a log');
   ledger.close();
+  await monitor.close();
   await proxy.close();
   await sim.close();
   return counts;
