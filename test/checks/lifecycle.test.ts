@@ -95,11 +95,36 @@ describe('lifecycle check', () => {
   });
 
   it('keeps polling through retry_later and pending', async () => {
-    const { result } = await runLifecycle(address('5 Retry Ln'));
-    expect(result.outcome).toBe('pass');
-    expect(result.facts?.pollStatuses).toContain('retry_later');
-    expect(result.facts?.pollStatuses).toContain('pending');
-    expect(result.facts?.pollStatuses.at(-1)).toBe('available');
+    // The simulator's clock moves 50 ms with every poll it receives, so each 150 ms stage is seen
+    // by three polls however long a busy machine takes between them.
+    const POLL_MS = 50;
+    let arrivals: Array<{ path: string }> = [];
+    const polled = () => arrivals.filter((r) => r.path.endsWith('/internet')).length;
+    const pollSim = await startTestSimulator({
+      qualifyDelayMs: 150,
+      now: () => Date.parse('2026-01-05T12:00:00Z') + polled() * POLL_MS,
+    });
+    arrivals = pollSim.requests;
+    try {
+      const env = testEnvironment(pollSim.url, {
+        lifecycle: { addresses: [address('5 Retry Ln')], pollIntervalMs: POLL_MS },
+      });
+      const { runtime } = await testRuntime(env);
+      const result = (await runtime.run(lifecycleCheck)) as CheckResult<LifecycleFacts>;
+      await runtime.close();
+      expect(result.outcome).toBe('pass');
+      expect(result.facts?.pollStatuses).toEqual([
+        'retry_later',
+        'retry_later',
+        'retry_later',
+        'pending',
+        'pending',
+        'pending',
+        'available',
+      ]);
+    } finally {
+      await pollSim.close();
+    }
   });
 
   it('passes on no_service when no_service is expected, and flags it when it is not', async () => {
