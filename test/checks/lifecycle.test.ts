@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Agent } from 'undici';
 import { EnvironmentRuntime } from '../../src/environment.js';
 import { REFILL_HEADROOM } from '../../src/limits/request-budget.js';
@@ -36,15 +36,37 @@ function address(street1: string, expect: AddressConfig['expect'] = 'available')
   return { street1, zip: String(zip), expect };
 }
 
+/** testEnvironment's lifecycle poll interval. */
+const POLL_MS = 50;
+
+/**
+ * A simulator whose clock moves one poll interval with every poll it receives, so each 150 ms
+ * stage of a test address is seen by three polls however long a busy machine takes between them
+ * (on the real clock, one stalled poll can skip a whole stage). Closed after the test.
+ */
+async function pollPacedSimulator(): Promise<TestSimulator> {
+  let arrivals: Array<{ path: string }> = [];
+  const polled = () => arrivals.filter((r) => r.path.endsWith('/internet')).length;
+  const paced = await startTestSimulator({
+    qualifyDelayMs: 150,
+    now: () => Date.parse('2026-01-05T12:00:00Z') + polled() * POLL_MS,
+  });
+  arrivals = paced.requests;
+  onTestFinished(() => paced.close());
+  return paced;
+}
+
 async function runLifecycle(
   addr: AddressConfig,
   opts: {
     faults?: FaultRule[];
     lifecycle?: EnvironmentOverrides['lifecycle'];
+    target?: TestSimulator;
   } = {},
 ) {
-  for (const rule of opts.faults ?? []) sim.simulator.faults.add(rule);
-  const env = testEnvironment(sim.url, { lifecycle: { addresses: [addr], ...opts.lifecycle } });
+  const target = opts.target ?? sim;
+  for (const rule of opts.faults ?? []) target.simulator.faults.add(rule);
+  const env = testEnvironment(target.url, { lifecycle: { addresses: [addr], ...opts.lifecycle } });
   const harness = await testRuntime(env);
   try {
     const result = (await harness.runtime.run(lifecycleCheck)) as CheckResult<LifecycleFacts>;
@@ -58,7 +80,8 @@ const stepNames = (steps: Array<{ name: string }>) => [...new Set(steps.map((s) 
 
 describe('lifecycle check', () => {
   it('creates, polls while pending, reads, closes and sees 410 afterwards', async () => {
-    const { result, ledger } = await runLifecycle(address('2 Pending Ave'));
+    const paced = await pollPacedSimulator();
+    const { result, ledger } = await runLifecycle(address('2 Pending Ave'), { target: paced });
     expect(result).toMatchObject({
       outcome: 'pass',
       reason: null,
@@ -77,11 +100,13 @@ describe('lifecycle check', () => {
     expect(result.contractChecks).toContainEqual({ check: 'session_token_header', result: 'pass' });
     expect(result.contractChecks.filter((c) => c.result !== 'pass')).toEqual([]);
     expect(ledger.list()).toEqual([]);
-    expect(sim.simulator.state.openSessions()).toEqual([]);
+    expect(paced.simulator.state.openSessions()).toEqual([]);
   });
 
   it('keeps session tokens out of step paths', async () => {
-    const { result } = await runLifecycle(address('2 Pending Ave'));
+    const { result } = await runLifecycle(address('2 Pending Ave'), {
+      target: await pollPacedSimulator(),
+    });
     const paths = result.steps.map((s) => s.path);
     expect(paths).toContain('/sessions/{token}/services/internet');
     expect(paths).toContain('/sessions/{token}');
@@ -95,36 +120,19 @@ describe('lifecycle check', () => {
   });
 
   it('keeps polling through retry_later and pending', async () => {
-    // The simulator's clock moves 50 ms with every poll it receives, so each 150 ms stage is seen
-    // by three polls however long a busy machine takes between them.
-    const POLL_MS = 50;
-    let arrivals: Array<{ path: string }> = [];
-    const polled = () => arrivals.filter((r) => r.path.endsWith('/internet')).length;
-    const pollSim = await startTestSimulator({
-      qualifyDelayMs: 150,
-      now: () => Date.parse('2026-01-05T12:00:00Z') + polled() * POLL_MS,
+    const { result } = await runLifecycle(address('5 Retry Ln'), {
+      target: await pollPacedSimulator(),
     });
-    arrivals = pollSim.requests;
-    try {
-      const env = testEnvironment(pollSim.url, {
-        lifecycle: { addresses: [address('5 Retry Ln')], pollIntervalMs: POLL_MS },
-      });
-      const { runtime } = await testRuntime(env);
-      const result = (await runtime.run(lifecycleCheck)) as CheckResult<LifecycleFacts>;
-      await runtime.close();
-      expect(result.outcome).toBe('pass');
-      expect(result.facts?.pollStatuses).toEqual([
-        'retry_later',
-        'retry_later',
-        'retry_later',
-        'pending',
-        'pending',
-        'pending',
-        'available',
-      ]);
-    } finally {
-      await pollSim.close();
-    }
+    expect(result.outcome).toBe('pass');
+    expect(result.facts?.pollStatuses).toEqual([
+      'retry_later',
+      'retry_later',
+      'retry_later',
+      'pending',
+      'pending',
+      'pending',
+      'available',
+    ]);
   });
 
   it('passes on no_service when no_service is expected, and flags it when it is not', async () => {
