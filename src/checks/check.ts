@@ -155,11 +155,14 @@ export interface SessionTracker {
    * Sends `POST /sessions`: an intent is on disk first (rejects without sending when it cannot be
    * written), and every token of the answer, whatever its status, is on disk before this resolves
    * (`durable` is false when that write failed; the tokens are closed anyway). An answer after
-   * the deadline is still read and its sessions closed (see `sessions/tracker.ts`).
+   * the deadline is still read and its sessions closed (see `sessions/tracker.ts`). `admit` runs
+   * between the intent write and the send (the request budget and Retry-After gate); when it
+   * rejects, nothing is sent, the intent is removed and the rejection is passed on.
    */
   create(
     body: Record<string, unknown>,
     options: RequestOptions,
+    admit?: () => Promise<void>,
   ): Promise<{ response: ApiResponse; tokens: string[]; durable: boolean }>;
   /** Records a created session token durably (before anything else happens with it). */
   opened(token: string): Promise<void>;

@@ -421,10 +421,12 @@ async function createSession(
 ): Promise<{ session: SyntheticSession; status: QualifyStatus; createdAt: number }> {
   const { expect: _expect, ...fields } = address;
   const body = { ...fields, campaign_id: ctx.config.campaignId };
-  await ctx.acquireBudget();
   const createdAt = ctx.now();
   // Tokens come from any answer (header and body, whatever the status) and are on disk already.
-  const { response, tokens, durable } = await ctx.sessions.create(body, requestOptions(ctx));
+  // The budget token is taken after the intent write, right before the create leaves.
+  const { response, tokens, durable } = await ctx.sessions.create(body, requestOptions(ctx), () =>
+    ctx.acquireBudget(),
+  );
   const sessions = tokens.map((token) => ({ token, closedByRun: false }));
   // Every token is closed in cleanup, also the extra one of a header that disagrees with the body.
   for (const s of sessions) ctx.cleanup(() => closeInCleanup(ctx, s));

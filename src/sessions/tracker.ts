@@ -49,6 +49,7 @@ export class SessionTracking implements SessionTracker {
   async create(
     body: Record<string, unknown>,
     options: RequestOptions,
+    admit: () => Promise<void> = async () => {},
   ): Promise<{ response: ApiResponse; tokens: string[]; durable: boolean }> {
     const { ledger, environment } = this.opts;
     const { campaign_id: campaignId, ...address } = body;
@@ -61,6 +62,18 @@ export class SessionTracking implements SessionTracker {
       address: Object.fromEntries(Object.entries(address).map(([k, v]) => [k, String(v)])),
     };
     await ledger.addIntent(intent);
+    // Admitted only now, right before sending: a token taken before the intent write would be
+    // spent while the disk is busy, and the create would leave with the next request's token
+    // already refilled, two requests closer together than the budget allows.
+    try {
+      await admit();
+    } catch (err) {
+      // Nothing was sent, so the intent stands for no session.
+      await ledger.removeIntent(intent.id).catch((writeErr: unknown) => {
+        this.opts.log.warn({ err: writeErr }, 'could not remove a create intent from the ledger');
+      });
+      throw err;
+    }
 
     let onLate: (response: ApiResponse) => void = () => {};
     const late = new Promise<ApiResponse>((resolve) => (onLate = resolve));

@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { BroadcastChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../../src/daemon.js';
 import { startMeasurement } from '../../src/measurement/host.js';
@@ -10,6 +11,13 @@ import type { MonitorConfig } from '../../src/config/index.js';
 import { testEnvironment } from '../support/harness.js';
 
 const DYING_WORKER = new URL('./fixtures/dying-worker.mjs', import.meta.url);
+
+/** Tells the dying worker fixture to exit now (its `dying-worker` channel). */
+function killWorker(): void {
+  const channel = new BroadcastChannel('dying-worker');
+  channel.postMessage('die');
+  channel.close();
+}
 
 async function config(): Promise<MonitorConfig> {
   return {
@@ -31,6 +39,7 @@ describe('measurement host', () => {
       'worker',
       DYING_WORKER,
     );
+    killWorker();
     await expect
       .poll(() => events.find((e) => e.type === 'fatal'), { timeout: 5_000 })
       .toEqual({
@@ -50,6 +59,7 @@ describe('measurement host', () => {
       workerEntry: DYING_WORKER,
     });
     expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
+    killWorker();
     expect(await daemon.failed).toBe('measurement worker exited (code 3)');
     expect((await fetch(`${daemon.url}/readyz`)).status).toBe(503);
     expect(lines.some((l) => l.includes('measurement engine failed'))).toBe(true);

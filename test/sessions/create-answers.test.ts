@@ -4,6 +4,7 @@
  * with HTML. Each case runs a real lifecycle check against the simulator behind a mutating proxy
  * and looks at the simulator's sessions afterwards.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import type { CreateIntent } from '../../src/sessions/ledger.js';
@@ -21,14 +22,21 @@ beforeAll(async () => {
 });
 afterAll(() => stop());
 
-async function runWithCreate(mutation: Mutation) {
+/**
+ * Runs one lifecycle whose create answer is mutated. `graceMs` is how long a late answer is still
+ * read: cases that need the answer inside it give far more than the proxy's delay, and cases that
+ * need it lost hold the answer far longer, so neither depends on how busy the machine is. Only
+ * the late cases get a short request timeout (below the proxy's delay); the others get one no
+ * busy machine reaches, so their closes are not cut short.
+ */
+async function runWithCreate(mutation: Mutation, graceMs = 500, requestTimeoutMs = 5_000) {
   const name = `ca${n++}`;
   proxy.plan = (req) => (req.endpoint === 'create_session' ? mutation : null);
   const config = testEnvironment(`${proxy.url}/env/${name}`, {
     name,
-    ping: { timeoutMs: 300 },
+    ping: { timeoutMs: requestTimeoutMs },
     lifecycle: {
-      requestTimeoutMs: 300,
+      requestTimeoutMs,
       addresses: [{ street1: '1 Instant Way', zip: '80202', expect: 'available' }],
     },
   });
@@ -38,7 +46,7 @@ async function runWithCreate(mutation: Mutation) {
     ledger,
     userAgent: 'isa-monitor/test',
     log: { debug() {}, info() {}, warn() {}, error() {} },
-    lateAnswerGraceMs: 500,
+    lateAnswerGraceMs: graceMs,
     onUnrecoverable: (intent) => unrecoverable.push(intent),
   });
   const result = await runtime.run(lifecycleCheck);
@@ -84,19 +92,58 @@ describe('every session a create answer names is closed', () => {
   });
 
   it('an answer after the deadline: a timeout for the run, the session closed in the grace period', async () => {
-    const { result, created, open, unrecoverable } = await runWithCreate({ delayMs: 500 });
+    const { result, created, open, unrecoverable } = await runWithCreate(
+      { delayMs: 500 },
+      10_000,
+      300,
+    );
     expect(result.steps[0]).toMatchObject({ name: 'create', statusCode: null });
     expect(created).toHaveLength(1);
     expect(open).toEqual([]);
     expect(unrecoverable).toEqual([]);
   });
 
+  it('a differing header token answered after the grace period: one report for both sessions', async () => {
+    // The response fuzzer's seed 20261122, case fz2, on a loaded machine: the proxy's two
+    // forwards took longer than deadline plus grace, so the monitor never saw either token.
+    const { open, unrecoverable, listed } = await runWithCreate(
+      { foreignHeaderToken: true, delayMs: 1_500 },
+      500,
+      300,
+    );
+    expect(open).toHaveLength(2);
+    expect(unrecoverable).toHaveLength(1);
+    expect(listed).toEqual([]);
+  });
+
   it('no answer within the grace period: reported as unrecoverable with what identifies it', async () => {
-    const { open, unrecoverable } = await runWithCreate({ delayMs: 1_500 });
+    const { open, unrecoverable } = await runWithCreate({ delayMs: 1_500 }, 500, 300);
     expect(open).toHaveLength(1);
     expect(unrecoverable).toMatchObject([
       { campaignId: 'isa-monitor-test', address: { street1: '1 Instant Way', zip: '80202' } },
     ]);
     expect(unrecoverable[0]?.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('admits a create only once its intent is on disk; a refused admission sends nothing', async () => {
+    proxy.plan = () => null;
+    const config = testEnvironment(`${proxy.url}/env/admit`, { name: 'admit' });
+    const { runtime, ledger } = await testRuntime(config);
+    const before = proxy.arrivals.length;
+    const onDisk: number[] = [];
+    const created = runtime.tracking.create(
+      { street1: '1 Instant Way', zip: '80202', campaign_id: 'isa-monitor-test' },
+      { timeoutMs: 2_000 },
+      async () => {
+        const file = JSON.parse(await readFile(ledger.path, 'utf8')) as { intents: unknown[] };
+        onDisk.push(file.intents.length);
+        throw new Error('gate closed');
+      },
+    );
+    await expect(created).rejects.toThrow('gate closed');
+    await runtime.close();
+    expect(onDisk).toEqual([1]);
+    expect(ledger.pendingIntents()).toEqual([]);
+    expect(proxy.arrivals.length).toBe(before);
   });
 });

@@ -7,7 +7,7 @@ import {
   sessionEnvelopeSchema,
   unsupportedMediaTypeBodySchema,
 } from '../../src/api/schemas.js';
-import { FAULT_STATUSES, type Fault } from '../../src/simulator/index.js';
+import { FAULT_STATUSES, FaultController, type Fault } from '../../src/simulator/index.js';
 import { body, client, rawRequest, startTestSimulator, testClock, apiHeaders } from './helpers.js';
 
 const fault = (f: Fault | Fault[]) => ({ 'x-isa-sim-fault': JSON.stringify(f) });
@@ -92,7 +92,22 @@ describe('latency, hang, reset, malformed, html', () => {
     expect(res.elapsedMs).toBeGreaterThanOrEqual(115);
   });
 
-  it('latency distribution draws within [min, max]', async () => {
+  it('latency distribution draws within [min, max]', () => {
+    // The draw itself, with the dice fixed: a measured duration has no upper bound on a busy
+    // machine, so the upper end is proven here and the wait below only from beneath.
+    const latencyWith = (roll: number) =>
+      new FaultController({ now: () => 0, random: () => roll }).resolve({
+        environment: 'default',
+        endpoint: 'ping',
+        headerFaults: [{ kind: 'latency', distribution: { min: 60, max: 90 } }],
+      }).latencyMs;
+    expect(latencyWith(0)).toBe(60);
+    expect(latencyWith(0.5)).toBe(75);
+    expect(latencyWith(0.999_999)).toBeGreaterThan(89.99);
+    expect(latencyWith(0.999_999)).toBeLessThan(90);
+  });
+
+  it('a latency distribution delays the answer by at least its min', async () => {
     const sim = await startTestSimulator();
     for (let i = 0; i < 3; i++) {
       const res = await client(sim.url).get(
@@ -102,7 +117,6 @@ describe('latency, hang, reset, malformed, html', () => {
       expect(res.status).toBe(200);
       const ms = Number(/dur=([\d.]+)/.exec(String(res.headers['server-timing']))?.[1]);
       expect(ms).toBeGreaterThanOrEqual(59);
-      expect(ms).toBeLessThan(400);
     }
   });
 
