@@ -158,16 +158,15 @@ async function stopDeployment(d: Deployment): Promise<void> {
   await d.sim.close();
 }
 
-/** Makes production's pings slow over the given locations' paths; returns the rule ids. */
-function slowPings(sim: RunningSimulator, locations: readonly Location[]): string[] {
-  return locations.map((via) =>
-    sim.faults.add({
-      environment: 'production',
-      via,
-      endpoint: 'ping',
-      fault: { kind: 'latency', ms: SLOW_PING_MS },
-    }),
-  );
+/**
+ * Makes production's pings slow over the given locations' paths, or with no paths given in the
+ * API itself (whichever way a location comes in); returns the rule ids.
+ */
+function slowPings(sim: RunningSimulator, paths?: readonly Location[]): string[] {
+  const rule = { environment: 'production', endpoint: 'ping' as const };
+  const fault = { kind: 'latency' as const, ms: SLOW_PING_MS };
+  if (!paths) return [sim.faults.add({ ...rule, fault })];
+  return paths.map((via) => sim.faults.add({ ...rule, via, fault }));
 }
 
 /** Scheduled pings slower than the critical threshold per location, over a window (real ms). */
@@ -243,12 +242,7 @@ describe.concurrent('two locations, end to end with real Prometheus and Alertman
     const deployment = await startDeployment('both');
     const { sim, stack } = deployment;
     const onset = performance.now();
-    // No path: the API itself is slow, whichever way a location comes in.
-    sim.faults.add({
-      environment: 'production',
-      endpoint: 'ping',
-      fault: { kind: 'latency', ms: SLOW_PING_MS },
-    });
+    slowPings(sim);
     const page = await eventually(
       () =>
         notificationsMatching(stack.receiver, {
