@@ -19,7 +19,14 @@ import {
   monitorEvents,
   type RecordedEvent,
 } from './check-results.js';
-import { monitorTimeline, scenarioMinutes, type Scenario, type Target } from './scenarios.js';
+import {
+  monitorTimeline,
+  scenarioMinutes,
+  scenarioMonitors,
+  type Scenario,
+  type ScenarioFile,
+  type Target,
+} from './scenarios.js';
 import {
   expositionReader,
   normaliseLe,
@@ -33,10 +40,25 @@ export function namesReadByRules(rulesText: string): Set<string> {
 }
 
 /**
- * The input series of one scenario at `scrapeSeconds` resolution, from the real recorder.
+ * The input series of one scenario at `scrapeSeconds` resolution, from the real recorder: one
+ * monitor, or one per location (each its own registry, target and state).
  * `keep` picks the sample names to write (the rest would only make promtool slower).
  */
 export async function recordSeries(
+  scenario: Scenario,
+  scrapeSeconds: number,
+  target: ScenarioFile['target'],
+  keep: (name: string) => boolean,
+): Promise<Series[]> {
+  const series: Series[] = [];
+  for (const one of scenarioMonitors(scenario, target)) {
+    series.push(...(await recordMonitor(one.monitor, scrapeSeconds, one.target, keep)));
+  }
+  return series;
+}
+
+/** The input series of one monitor of a scenario, scraped at `target`. */
+async function recordMonitor(
   scenario: Scenario,
   scrapeSeconds: number,
   target: Target,

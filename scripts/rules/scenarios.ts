@@ -54,6 +54,17 @@ const environmentSchema = z
   })
   .strict();
 
+/**
+ * One monitor of a several-location scenario: its own scrape target (an instance of its own and
+ * a `location` target label, as a scrape config sets it), its own state and its own timelines.
+ */
+const locationSchema = z
+  .object({
+    monitor: z.string().optional(),
+    environments: z.record(z.string(), environmentSchema),
+  })
+  .strict();
+
 const scenarioSchema = z
   .object({
     name: z.string(),
@@ -64,10 +75,17 @@ const scenarioSchema = z
     ledger: z.string().optional(),
     /** `prometheus3`: write `le` the way Prometheus 3 normalises it (`1.0`, `10.0`). */
     le_style: z.enum(['prometheus2', 'prometheus3']).default('prometheus2'),
-    environments: z.record(z.string(), environmentSchema),
+    /** The environments of the one monitor; empty when `locations` gives several monitors. */
+    environments: z.record(z.string(), environmentSchema).default({}),
+    /** Several monitors watching the same environments from different places. */
+    locations: z.record(z.string(), locationSchema).optional(),
     checks: z.array(z.union([alertCheckSchema, queryCheckSchema])).min(1),
   })
-  .strict();
+  .strict()
+  .refine(
+    (s) => (s.locations === undefined) !== (Object.keys(s.environments).length === 0),
+    'give either environments (one monitor) or locations (several), not both',
+  );
 
 const scenarioFileSchema = z
   .object({
@@ -87,7 +105,29 @@ export type EnvironmentSpec = z.infer<typeof environmentSchema>;
 export type AlertCheck = z.infer<typeof alertCheckSchema>;
 export type QueryCheck = z.infer<typeof queryCheckSchema>;
 export type FiringEntry = z.infer<typeof firingSchema>;
-export type Target = ScenarioFile['target'];
+/** The labels Prometheus adds to a target's series: job and instance, and any target label. */
+export type Target = ScenarioFile['target'] & Record<string, string>;
+
+/**
+ * The monitors of a scenario, each with its scrape target: the one monitor at the file's target,
+ * or one per location at instance port 9464, 9465, ... with a `location` target label.
+ */
+export function scenarioMonitors(
+  scenario: Scenario,
+  target: ScenarioFile['target'],
+): Array<{ monitor: Scenario; target: Target }> {
+  if (scenario.locations === undefined) return [{ monitor: scenario, target }];
+  const host = target.instance.replace(/:\d+$/, '');
+  return Object.entries(scenario.locations).map(([location, spec], i) => ({
+    monitor: {
+      ...scenario,
+      monitor: spec.monitor,
+      environments: spec.environments,
+      locations: undefined,
+    },
+    target: { ...target, instance: `${host}:${9464 + i}`, location },
+  }));
+}
 
 /** Parses and validates a scenario file; errors name the source and the key path. */
 export function parseScenarioFile(text: string, source: string): ScenarioFile {

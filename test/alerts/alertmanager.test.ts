@@ -210,23 +210,94 @@ describe('inhibitions in a real Alertmanager', () => {
     expect(await states(expected)).toEqual(expected);
   });
 
-  it('mutes every other isa-monitor alert, in every environment, while the monitor is down', async () => {
+  /** Active or suppressed, per alert whose labels match `filter`, keyed by alertname/instance. */
+  async function settled(
+    filter: (labels: Record<string, string>) => boolean,
+    expected: Record<string, string>,
+  ): Promise<Record<string, string>> {
+    const deadline = Date.now() + 10_000;
+    let seen: Record<string, string> = {};
+    do {
+      const alerts = (await (await fetch(`${base}/api/v2/alerts`)).json()) as ApiAlert[];
+      seen = Object.fromEntries(
+        alerts
+          .filter((a) => filter(a.labels))
+          .map((a) => [`${a.labels['alertname']}/${a.labels['instance'] ?? '-'}`, a.status.state]),
+      );
+      if (
+        JSON.stringify(Object.entries(seen).sort()) ===
+        JSON.stringify(Object.entries(expected).sort())
+      )
+        break;
+      await new Promise((r) => setTimeout(r, 100));
+    } while (Date.now() < deadline);
+    return seen;
+  }
+
+  it("mutes a down monitor's own alerts, not the page the other locations vote for", async () => {
+    const dr = (alertname: string, severity: string, instance?: string) => ({
+      alertname,
+      severity,
+      environment: 'dr',
+      ...(instance !== undefined && { job: 'isa-monitor', instance }),
+    });
     await post([
+      // The environment's page (no instance) and one ticket per location.
+      dr('IsaApiLatencyHigh', 'critical'),
+      dr('IsaCredentialsRejected', 'warning', '10.0.0.1:9464'),
+      dr('IsaCredentialsRejected', 'warning', '10.0.0.2:9464'),
       {
         alertname: 'IsaMonitorDown',
         severity: 'critical',
         job: 'isa-monitor',
-        instance: '127.0.0.1:9464',
+        instance: '10.0.0.1:9464',
       },
     ]);
-    const alerts = (await (await fetch(`${base}/api/v2/alerts`)).json()) as ApiAlert[];
-    const expected: Record<string, string> = {};
-    for (const a of alerts) {
-      const key = `${a.labels['alertname']}/${a.labels['environment'] ?? '-'}/${a.labels['severity']}`;
-      expected[key] = a.labels['alertname']?.startsWith('Isa') ? 'suppressed' : 'active';
+    const expected = {
+      'IsaApiLatencyHigh/-': 'active',
+      'IsaCredentialsRejected/10.0.0.1:9464': 'suppressed',
+      'IsaCredentialsRejected/10.0.0.2:9464': 'active',
+      'IsaMonitorDown/10.0.0.1:9464': 'active',
+    };
+    const inScope = (l: Record<string, string>) =>
+      l['environment'] === 'dr' || l['alertname'] === 'IsaMonitorDown';
+    expect(await settled(inScope, expected)).toEqual(expected);
+  });
+
+  it('sends one notification per alert and environment, whatever the locations', async () => {
+    const located = (alertname: string, severity: string, location: string, instance: string) => ({
+      alertname,
+      severity,
+      environment: 'eu',
+      location,
+      job: 'isa-monitor',
+      instance,
+    });
+    await post([
+      located('IsaApiErrorBudgetBurn', 'warning', 'east', '10.0.1.1:9464'),
+      located('IsaApiErrorBudgetBurn', 'warning', 'west', '10.0.1.2:9464'),
+      located('IsaApiRateLimited', 'warning', 'east', '10.0.1.1:9464'),
+    ]);
+    interface Group {
+      labels: Record<string, string>;
+      receiver: { name: string };
+      alerts: ApiAlert[];
     }
-    expected['IsaMonitorDown/-/critical'] = 'active';
-    expect(await states(expected)).toEqual(expected);
-    expect(expected['Watchdog/-/none']).toBe('active');
+    const deadline = Date.now() + 10_000;
+    let groups: Group[] = [];
+    do {
+      groups = ((await (await fetch(`${base}/api/v2/alerts/groups`)).json()) as Group[]).filter(
+        (g) => g.labels['environment'] === 'eu',
+      );
+      if (groups.reduce((n, g) => n + g.alerts.length, 0) === 3) break;
+      await new Promise((r) => setTimeout(r, 100));
+    } while (Date.now() < deadline);
+    const summary = groups
+      .map((g) => `${g.receiver.name} ${JSON.stringify(g.labels)} ${g.alerts.length}`)
+      .sort();
+    expect(summary).toEqual([
+      'ticket {"alertname":"IsaApiErrorBudgetBurn","environment":"eu"} 2',
+      'ticket {"alertname":"IsaApiRateLimited","environment":"eu"} 1',
+    ]);
   });
 });
