@@ -58,6 +58,9 @@ const PAGE_BOUND_MINUTES = 4;
  * read (3 min), their `for: 2m` and Alertmanager's group_wait, rounded up.
  */
 const PAGE_AFTERMATH_MS = 6 * REAL_MINUTE_MS;
+/** deploy/prometheus/prometheus.yml's evaluation interval and the paging alerts' `for:`. */
+const EVALUATION_INTERVAL_MS = 15_000;
+const PAGE_FOR_MS = 2 * 60_000;
 
 const API_KEY = 'e2e-locations-key-7c6d5e4f';
 const LOCATIONS = ['east', 'west'] as const;
@@ -128,13 +131,19 @@ async function startDeployment(name: string): Promise<Deployment> {
     })),
   );
   deployment.stack = await startMonitoringStack({ dir, factor: FACTOR, targets });
-  // 15 s scrapes: twelve in three minutes; eleven allows for the window's edges.
+  // 15 s scrapes: twelve in three minutes; eleven allows for the window's edges. Both locations
+  // vote, so the quorum is two.
   await eventually(
     async () => {
       const rows = await deployment.stack.query(
         `count_over_time(up{job="isa-monitor"}[${scaled(3 * 60_000)}]) >= 11 and up{job="isa-monitor"} == 1`,
       );
-      return rows.length === LOCATIONS.length ? true : undefined;
+      const [reporting] = await deployment.stack.query(
+        'environment:isa_locations_reporting:count{environment="production"}',
+      );
+      return rows.length === LOCATIONS.length && reporting?.value[1] === String(LOCATIONS.length)
+        ? true
+        : undefined;
     },
     scaledMs(3 * 60_000) + 60_000,
     `${name}: three minutes of scrapes of both locations`,
@@ -169,20 +178,30 @@ function slowPings(sim: RunningSimulator, paths?: readonly Location[]): string[]
   return paths.map((via) => sim.faults.add({ ...rule, via, fault }));
 }
 
-/** Scheduled pings slower than the critical threshold per location, over a window (real ms). */
+/** Pings of both families (scheduled and confirmation) slower than critical, per location. */
 async function slowPingsOver(
   stack: MonitoringStack,
   windowMs: number,
 ): Promise<Record<string, number>> {
   const window = scaled(windowMs);
+  const histogram = (suffix: string, extra = '') =>
+    `sum by (location) (increase({__name__=~"isa_ping(_confirm)?_duration_seconds_${suffix}",environment="production"${extra}}[${window}]))`;
   const rows = await stack.query(
-    `sum by (location) (
-       increase(isa_ping_duration_seconds_count{environment="production"}[${window}])
-       - ignoring (le)
-       increase(isa_ping_duration_seconds_bucket{environment="production",le="${CRITICAL_BUCKET}"}[${window}])
-     )`,
+    `${histogram('count')} - ${histogram('bucket', `,le="${CRITICAL_BUCKET}"`)}`,
   );
   return Object.fromEntries(rows.map((r) => [r.metric['location'] ?? '', Number(r.value[1])]));
+}
+
+/** How long (real ms, to one evaluation) a location held the per-location latency condition. */
+async function conditionHeldMs(
+  stack: MonitoringStack,
+  location: Location,
+  windowMs: number,
+): Promise<number> {
+  const [row] = await stack.query(
+    `count_over_time(environment:isa_ping_latency_critical:condition{environment="production",location="${location}"}[${scaled(windowMs)}])`,
+  );
+  return Number(row?.value[1] ?? 0) * EVALUATION_INTERVAL_MS;
 }
 
 /** Pages (notifications to the pager) that reported something firing since `since`. */
@@ -225,16 +244,22 @@ describe.concurrent('two locations, end to end with real Prometheus and Alertman
     slowPings(sim, ['east']);
     // Longer than a fault seen by both locations may take to page.
     await wait((PAGE_BOUND_MINUTES + 2) * REAL_MINUTE_MS + SLACK_MS);
-    const slow = await slowPingsOver(stack, 10 * 60_000);
+    const watchedMs = (performance.now() - start) * FACTOR;
+    const slow = await slowPingsOver(stack, watchedMs);
+    const eastHeldMs = await conditionHeldMs(stack, 'east', watchedMs);
+    const westHeldMs = await conditionHeldMs(stack, 'west', watchedMs);
     sim.faults.clear();
-    expect(slow['east']).toBeGreaterThanOrEqual(PAGE_BOUND_MINUTES);
+    // East alone would have paged: its condition held longer than the alert's `for:`.
+    expect(eastHeldMs).toBeGreaterThan(PAGE_FOR_MS);
+    expect(westHeldMs).toBe(0);
     // West never had the fault; a stray slow ping on a busy machine is not it.
     expect(slow['west'] ?? 0).toBeLessThan(2);
     expect(pagesSince(stack, start)).toEqual([]);
     expectKeyKept(deployment);
     report.push(
-      `  slowness at one location only (${slow['east']?.toFixed(0)} slow scheduled pings there): ` +
-        `no page (watched ${realMinutes(performance.now() - start)} min)`,
+      `  slowness at one location only (${slow['east']?.toFixed(0)} slow pings there, its ` +
+        `condition held ${(eastHeldMs / 60_000).toFixed(1)} min): no page ` +
+        `(watched ${realMinutes(performance.now() - start)} min)`,
     );
   }, 180_000);
 
