@@ -54,6 +54,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
     })),
     build: opts.build,
+    location: config.location ?? null,
+    control: (config.control ?? null) !== null,
   });
   const recorder = new Recorder(metrics);
   for (const env of config.environments) recorder.describeEnvironment(env);
@@ -98,9 +100,25 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     switch (event.type) {
       case 'result':
         recorder.recordResult(event.result);
+        logRun(logger, event.result);
+        // The status page and its history show scheduled runs; follow-ups are in their metrics.
+        if (event.result.followUp === true) break;
         status.add(event.result);
         history.add(event.result);
-        logRun(logger, event.result);
+        break;
+      case 'follow_up':
+        recorder.recordFollowUp(event.environment, event.check, event.event);
+        logger.info(
+          {
+            environment: event.environment,
+            check: event.check,
+            ...(event.event.type === 'ended' ? { end: event.event.end } : {}),
+          },
+          `${event.check} follow-up runs ${event.event.type}`,
+        );
+        break;
+      case 'control':
+        recorder.recordControlProbe(event.result, event.durationMs);
         break;
       case 'skip':
         recorder.recordSkip(event.environment, event.check, event.reason);
@@ -191,8 +209,9 @@ function logRun(logger: Logger, result: CheckResult): void {
         ...(s.error ? { error: s.error } : {}),
       })),
       ...(requestIds.length > 0 ? { requestIds } : {}),
+      ...(result.followUp === true ? { followUp: true } : {}),
     },
-    `${result.check} ${result.outcome}`,
+    `${result.check}${result.followUp === true ? ' follow-up' : ''} ${result.outcome}`,
   );
 }
 

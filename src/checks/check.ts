@@ -79,6 +79,11 @@ export interface CheckResult<Facts = unknown> {
   /** Every response received, for `isa_http_responses_total` (code `none` when none came). */
   responses: Array<{ operation: Operation; code: string }>;
   contractChecks: Array<{ check: ContractCheck; result: ContractResult; detail?: string }>;
+  /**
+   * True for a follow-up run (see `FollowUp`), e.g. a confirmation ping: recorded only in the
+   * check's follow-up metrics, so every series of scheduled runs keeps counting scheduled runs.
+   */
+  followUp?: boolean;
 }
 
 /** The small logger a check sees; the daemon backs it with pino on the main thread. */
@@ -196,6 +201,49 @@ export interface AdHocOptions {
   ): { section: Record<string, unknown> } | { problem: string };
 }
 
+/** How a check's follow-up sequence runs, from its config (see `FollowUp`). */
+export interface FollowUpPolicy {
+  /** Time between follow-up runs. */
+  intervalMs: number;
+  /** The sequence ends this long after the last scheduled run that started or restarted it. */
+  windowMs: number;
+  /** The sequence ends after this many good follow-up runs in a row. */
+  successes: number;
+}
+
+/** How a follow-up sequence ended: satisfied, out of time, or the monitor stopped. */
+export const FOLLOW_UP_ENDS = ['recovered', 'window_elapsed', 'stopped'] as const;
+export type FollowUpEnd = (typeof FOLLOW_UP_ENDS)[number];
+
+/** A sequence event, for the check's sequence metrics. */
+export type FollowUpEvent = { type: 'started' } | { type: 'ended'; end: FollowUpEnd };
+
+/**
+ * Follow-up runs: a scheduled run whose result `starts` one begins a sequence of extra runs of the
+ * same check, every `policy.intervalMs`, until `policy.successes` of them in a row are `good` or
+ * `policy.windowMs` has passed since the last scheduled run that started it (another such run
+ * restarts the window). They take request-budget tokens, honour Retry-After, never overlap a run
+ * of the same check in the environment, and are skipped (never queued) when they cannot be served.
+ * Without a starting result they make no request at all. Their results are recorded by `record`
+ * into metrics of their own, listed in `metrics` and zero-initialised only while the policy is on.
+ */
+export interface FollowUp<Config, Facts> {
+  /** The policy in this config, or null when follow-up runs are off. */
+  policy(config: Config): FollowUpPolicy | null;
+  /** True when a scheduled run with these facts starts (or restarts) a sequence. */
+  starts(facts: Facts | null): boolean;
+  /** True when a follow-up run with these facts counts towards `successes`. */
+  good(facts: Facts | null): boolean;
+  /** The follow-up metrics (also in the check's `metrics`, so its sink accepts them). */
+  metrics: readonly MetricDefinition[];
+  /** Writes one follow-up run's facts. */
+  record(facts: Facts, sink: MetricSink, times: RunTimes): void;
+  /** Writes a sequence's start or end. */
+  recordSequence(event: FollowUpEvent, sink: MetricSink): void;
+  /** Sets the follow-up metrics' starting values where the policy is on (e.g. "not active"). */
+  describe?(sink: MetricSink): void;
+}
+
 /** When a run happened, for the metrics that record a time. */
 export interface RunTimes {
   /** Unix ms. */
@@ -239,6 +287,8 @@ export interface Check<
   record(facts: Facts, sink: MetricSink, times: RunTimes): void;
   /** Sets the check's configuration gauges at start-up (e.g. configured thresholds). */
   describeConfig?(config: Config, environment: CheckEnvironment, sink: MetricSink): void;
+  /** Extra runs that a worrying scheduled result starts (see `FollowUp`). */
+  followUp?: FollowUp<Config, Facts>;
 }
 
 /** Any registered check, for the generic layers. */

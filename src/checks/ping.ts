@@ -6,9 +6,21 @@
 import type { ApiResponse, PhaseTimings } from '../api/client.js';
 import { z } from 'zod';
 import { pingResponseSchema } from '../api/schemas.js';
+import { formatDuration } from '../config/duration.js';
+import { parseDuration } from '../config/duration.js';
+import {
+  asLoose,
+  isMs,
+  isRecord,
+  notShorterThan,
+  positiveDuration,
+  timerInterval,
+  type Issues,
+  type Loose,
+} from '../config/rules.js';
 import { checkSection } from '../config/section.js';
 import { PHASES, type Phase } from '../vocabulary.js';
-import { defineCheck, type CheckContext } from './check.js';
+import { FOLLOW_UP_ENDS, defineCheck, type CheckContext, type FollowUpPolicy } from './check.js';
 import { checkResponseSchema } from './contract.js';
 import { LATENCY_CLASSES, classifyLatency, type LatencyClass } from './latency.js';
 import { REQUEST_FAILURES, requestFailure } from './request.js';
@@ -36,6 +48,31 @@ export const PHASE_BUCKETS = [
  */
 export const CONNECTION_MODES = ['new', 'reuse'] as const;
 export type ConnectionMode = (typeof CONNECTION_MODES)[number];
+
+/**
+ * The scheduled ping results that start a confirmation sequence (besides critical latency): the
+ * API failing or not answering. 401, 429, unexpected_status and invalid_body do not: confirmation
+ * serves the latency and down pages, which do not count them.
+ */
+export const CONFIRM_TRIGGER_RESULTS: readonly PingResult[] = [
+  'server_error',
+  'timeout',
+  'network_error',
+];
+
+/** Confirmation pings' defaults (docs/configuration.md, `ping.confirm`). */
+export const CONFIRM_DEFAULTS = {
+  enabled: true,
+  interval: '10s',
+  window: '3m',
+  successes: 3,
+} as const;
+
+export interface PingConfirmConfig {
+  intervalMs: number;
+  windowMs: number;
+  successes: number;
+}
 
 export interface PingFacts {
   result: PingResult;
@@ -107,7 +144,104 @@ const metrics = {
     type: 'gauge',
     labels: ['environment'],
   },
+  // Confirmation pings: a family of their own, so every query of the scheduled ones is unchanged.
+  pingConfirmAttempts: {
+    name: 'isa_ping_confirm_attempts_total',
+    help: 'Confirmation ping attempts (pings a slow or failed scheduled ping started) by result.',
+    type: 'counter',
+    labels: ['environment', 'result'],
+    knownValues: { result: PING_RESULTS },
+  },
+  pingConfirmDuration: {
+    name: 'isa_ping_confirm_duration_seconds',
+    help: 'Duration of every confirmation ping; timeouts are observed at their elapsed time.',
+    type: 'histogram',
+    labels: ['environment'],
+    buckets: PING_BUCKETS,
+  },
+  pingConfirmSequences: {
+    name: 'isa_ping_confirm_sequences_total',
+    help: 'Ended confirmation sequences by how they ended: recovered, window_elapsed or stopped.',
+    type: 'counter',
+    labels: ['environment', 'end'],
+    knownValues: { end: FOLLOW_UP_ENDS },
+  },
+  pingConfirmActive: {
+    name: 'isa_ping_confirm_active',
+    help: '1 while a confirmation sequence runs, else 0.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
 } as const;
+
+interface ParsedConfirm {
+  enabled?: boolean | undefined;
+  interval?: number | undefined;
+  window: number;
+  successes: number;
+}
+
+const DEFAULT_CONFIRM_INTERVAL_MS = parseDuration(CONFIRM_DEFAULTS.interval) ?? 10_000;
+
+/** `ping.confirm`: on by default; its window must hold at least one confirmation ping. */
+const confirmSchema = z
+  .strictObject({
+    // Both optional, to tell a default from a choice (see `confirmPolicy`).
+    enabled: z.boolean().optional(),
+    // Timer-driven, not cron: any duration of at least 1 s.
+    interval: timerInterval().optional(),
+    window: positiveDuration().prefault(CONFIRM_DEFAULTS.window),
+    successes: z
+      .number()
+      .int({
+        error: (issue) => `must be a whole number of at least 1 (got ${String(issue.input)})`,
+      })
+      .min(1, {
+        error: (issue) => `must be a whole number of at least 1 (got ${String(issue.input)})`,
+      })
+      .default(CONFIRM_DEFAULTS.successes),
+  })
+  .superRefine(
+    (value, issues) => {
+      const v = value as Loose;
+      notShorterThan(
+        { window: v['window'], interval: v['interval'] ?? DEFAULT_CONFIRM_INTERVAL_MS },
+        issues,
+        'window',
+        'interval',
+        'ping.confirm',
+      );
+    },
+    { when: (payload) => isRecord(payload.value) },
+  );
+
+/**
+ * The confirmation settings of a parsed ping section (read loosely: other keys may have failed),
+ * or null when they are off. Confirmation pings come between scheduled ones, so their interval
+ * must be the shorter: a configured `enabled: true` or `interval` that is not is an error
+ * (`explicit`); with every key at its default, a ping interval of 10 s or less already pings as
+ * often as confirmation would, and confirmation is off.
+ */
+function confirmPolicy(v: Loose): { intervalMs: number; explicit: boolean; on: boolean } | null {
+  const confirm = v['confirm'];
+  if (!isRecord(confirm) || confirm['enabled'] === false) return null;
+  const interval = confirm['interval'];
+  const intervalMs = isMs(interval) ? interval : DEFAULT_CONFIRM_INTERVAL_MS;
+  const explicit = confirm['enabled'] === true || isMs(interval);
+  const pingInterval = v['interval'];
+  return { intervalMs, explicit, on: isMs(pingInterval) && intervalMs < pingInterval };
+}
+
+function confirmFasterThanPings(v: Loose, issues: Issues): void {
+  const policy = confirmPolicy(v);
+  const pingInterval = v['interval'];
+  if (policy === null || policy.on || !policy.explicit || !isMs(pingInterval)) return;
+  issues.addIssue({
+    code: 'custom',
+    path: ['confirm', 'interval'],
+    message: `must be shorter than ping.interval (${formatDuration(pingInterval)}), got ${formatDuration(policy.intervalMs)}${isMs(asLoose(v['confirm'])['interval']) ? '' : ' (the default)'}`,
+  });
+}
 
 export const pingCheck = defineCheck({
   name: 'ping',
@@ -118,8 +252,31 @@ export const pingCheck = defineCheck({
   config: checkSection({
     name: 'ping',
     defaults: { enabled: true, interval: '60s', timeout: '10s' },
-    shape: { connection: z.enum(CONNECTION_MODES).default('new') },
-    toConfig: (parsed: { connection: ConnectionMode }) => ({ connection: parsed.connection }),
+    shape: {
+      connection: z.enum(CONNECTION_MODES).default('new'),
+      confirm: confirmSchema.prefault({}),
+    },
+    refine: confirmFasterThanPings,
+    extraGaps: (v) => {
+      const policy = confirmPolicy(v);
+      return policy?.on === true ? [{ key: 'ping.confirm.interval', ms: policy.intervalMs }] : [];
+    },
+    toConfig: (parsed: {
+      interval: number;
+      connection: ConnectionMode;
+      confirm: ParsedConfirm;
+    }) => {
+      const policy = confirmPolicy(parsed as Loose);
+      const confirm: PingConfirmConfig | null =
+        policy?.on === true
+          ? {
+              intervalMs: policy.intervalMs,
+              windowMs: parsed.confirm.window,
+              successes: parsed.confirm.successes,
+            }
+          : null;
+      return { connection: parsed.connection, confirm };
+    },
   }),
   metrics,
   operations: ['ping'],
@@ -167,6 +324,34 @@ export const pingCheck = defineCheck({
     sink.set(metrics.pingLastAttempt, {}, times.startedAt / 1000);
     sink.set(metrics.pingUp, {}, facts.up ? 1 : 0);
     if (facts.connectionOpened) sink.inc(metrics.pingConnectionsOpened, {});
+  },
+  followUp: {
+    policy: (config): FollowUpPolicy | null => config.confirm,
+    starts: (facts) =>
+      facts !== null &&
+      (facts.latencyClass === 'critical' || CONFIRM_TRIGGER_RESULTS.includes(facts.result)),
+    good: (facts) => facts !== null && facts.result === 'ok' && facts.latencyClass !== 'critical',
+    metrics: [
+      metrics.pingConfirmAttempts,
+      metrics.pingConfirmDuration,
+      metrics.pingConfirmSequences,
+      metrics.pingConfirmActive,
+    ],
+    record(facts, sink) {
+      sink.inc(metrics.pingConfirmAttempts, { result: facts.result });
+      sink.observe(metrics.pingConfirmDuration, {}, seconds(facts.durationMs));
+    },
+    recordSequence(event, sink) {
+      if (event.type === 'started') {
+        sink.set(metrics.pingConfirmActive, {}, 1);
+        return;
+      }
+      sink.inc(metrics.pingConfirmSequences, { end: event.end });
+      sink.set(metrics.pingConfirmActive, {}, 0);
+    },
+    describe(sink) {
+      sink.set(metrics.pingConfirmActive, {}, 0);
+    },
   },
   describeConfig(config, environment, sink) {
     const t = environment.thresholds;

@@ -60,7 +60,18 @@ export function sectionOf(
   return section;
 }
 
+/** The control probe (`control`): a plain GET of a neutral URL, per monitor. */
+export interface ControlConfig {
+  url: string;
+  intervalMs: number;
+  timeoutMs: number;
+}
+
 export interface MonitorConfig {
+  /** `location`: the `location` label on every series; null or absent when unset. */
+  location?: string | null;
+  /** Null or absent when `control` is not configured. */
+  control?: ControlConfig | null;
   listen: { host: string; port: number };
   /** Absolute path of the file recording synthetic sessions not yet closed. */
   stateFile: string;
@@ -264,6 +275,10 @@ function toMonitorConfig(
       ? resolve(ctx.cwd, DEFAULTS.stateFile)
       : resolve(origins.has(formatKeyPath(['state_file'])) ? ctx.cwd : ctx.baseDir, doc.state_file);
   return {
+    location: doc.location ?? null,
+    control: doc.control
+      ? { url: doc.control.url, intervalMs: doc.control.interval, timeoutMs: doc.control.timeout }
+      : null,
     listen: { host: doc.listen.host, port: doc.listen.port },
     stateFile,
     logLevel: doc.log.level,

@@ -46,6 +46,12 @@ export const intervalDuration = () =>
     return cronForInterval(ms) === null ? `${describeValue(text)} ${CRON_HINT}` : undefined;
   });
 
+/** The interval of a timer-driven loop (not cron): any duration of at least 1 s. */
+export const timerInterval = () =>
+  duration((ms, text) =>
+    ms >= 1000 ? undefined : `must be at least 1s (got ${describeValue(text)})`,
+  );
+
 /** A rule between two duration keys of one mapping, reported on `key` when `holds` is false. */
 type DurationOrder = (
   v: Loose,
@@ -75,6 +81,7 @@ function durationOrder(
 export const shorterThan = durationOrder((ms, limit) => ms < limit, 'must be shorter than');
 export const notLongerThan = durationOrder((ms, limit) => ms <= limit, 'must not be longer than');
 export const greaterThan = durationOrder((ms, floor) => ms > floor, 'must be greater than');
+export const notShorterThan = durationOrder((ms, floor) => ms >= floor, 'must not be shorter than');
 
 /** A parsed duration: a failed one is still the original string (or another non-number). */
 export function isMs(value: unknown): value is number {

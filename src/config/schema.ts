@@ -18,6 +18,8 @@ import {
   greaterThan,
   isRecord,
   positiveDuration,
+  shorterThan,
+  timerInterval,
   type Issues,
   type Loose,
 } from './rules.js';
@@ -37,7 +39,11 @@ export const DEFAULTS = {
   history: { window: '24h', runs: 100 },
   thresholds: { expected: '100ms', warning: '500ms', critical: '1000ms' },
   requestBudgetPerSecond: 1,
+  control: { interval: '30s', timeout: '5s' },
 } as const;
+
+/** `location`: a label value that names a place, e.g. `eu-west` or `office_berlin`. */
+export const LOCATION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export interface SchemaContext {
   env: NodeJS.ProcessEnv;
@@ -51,6 +57,37 @@ export interface ResolvedSecret {
   apiKey: string;
   source: ApiKeySource;
 }
+
+/**
+ * `control.url`: a neutral http(s) URL, probed with a plain GET that never carries the API key;
+ * credentials in it are refused like in `base_url` (the URL is never quoted).
+ */
+const controlUrlSchema = z.string().refine(
+  (text) => {
+    try {
+      const url = new URL(text);
+      return (
+        (url.protocol === 'http:' || url.protocol === 'https:') &&
+        url.username === '' &&
+        url.password === ''
+      );
+    } catch {
+      return false;
+    }
+  },
+  { error: 'must be an http:// or https:// URL without a user name or password' },
+);
+
+/** `control`: the per-location probe of a neutral URL; off when absent. */
+const controlSchema = z
+  .strictObject({
+    url: controlUrlSchema,
+    interval: timerInterval().prefault(DEFAULTS.control.interval),
+    timeout: positiveDuration().prefault(DEFAULTS.control.timeout),
+  })
+  .superRefine((value, issues) => {
+    shorterThan(value as Loose, issues, 'timeout', 'interval', 'control');
+  }, WHEN_MAPPING);
 
 const baseUrlSchema = z.string().transform((text, ctx) => {
   let url: URL | undefined;
@@ -148,6 +185,14 @@ export function buildConfigSchema(ctx: SchemaContext) {
     }, WHEN_MAPPING);
 
   const schema = z.strictObject({
+    location: z
+      .string({ error: (issue) => `must be a string (got ${describeValue(issue.input)})` })
+      .regex(LOCATION_PATTERN, {
+        error: (issue) =>
+          `must start with a letter or digit and contain only letters, digits, "_", "." and "-", at most 64 characters (got ${describeValue(issue.input)})`,
+      })
+      .optional(),
+    control: controlSchema.optional(),
     listen: z
       .strictObject({
         host: z.string().min(1).default(DEFAULTS.listen.host),

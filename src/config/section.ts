@@ -76,8 +76,8 @@ export interface SectionSpec<Shape extends z.ZodRawShape, Own> {
   shape: Shape;
   /** Rules across the check's own keys (the uniform ones are checked already). */
   refine?: (v: Loose, issues: Issues) => void;
-  /** The parsed own keys → the check's own settings. */
-  toConfig: (parsed: z.output<z.ZodObject<Shape>>) => Own;
+  /** The parsed own keys (beside the uniform ones, in ms) → the check's own settings. */
+  toConfig: (parsed: z.output<z.ZodObject<Shape>> & UniformParsed) => Own;
   /** Requests the check makes more often than once per interval (e.g. polls). */
   extraGaps?: (v: Loose) => RequestGap[];
   fileless?: Record<string, unknown>;

@@ -7,6 +7,7 @@
 import type { CheckLogger } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
 import { withFields } from '../checks/logger.js';
+import { startControlProbe } from '../control/probe.js';
 import { EnvironmentRuntime } from '../environment.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { SessionLedger, type CreateIntent } from '../sessions/ledger.js';
@@ -73,8 +74,17 @@ export async function startEngine(
     log,
     onResult: (result) => emit({ type: 'result', result }),
     onSkip: (environment, check, reason) => emit({ type: 'skip', environment, check, reason }),
+    onFollowUp: (environment, check, event) =>
+      emit({ type: 'follow_up', environment, check, event }),
   });
   scheduler.start();
+  const control = init.config.control
+    ? startControlProbe({
+        config: init.config.control,
+        userAgent: init.userAgent,
+        report: ({ result, durationMs }) => emit({ type: 'control', result, durationMs }),
+      })
+    : null;
   const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
   emit({ type: 'ready', schedule: scheduler.schedule, leftoverSessions: 0 });
 
@@ -84,6 +94,7 @@ export async function startEngine(
   return {
     async stop(graceMs: number) {
       lag.stop();
+      await control?.stop();
       stopSweep.abort();
       await startupSweep;
       await scheduler.stop(graceMs);

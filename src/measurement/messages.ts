@@ -2,7 +2,8 @@
  * Messages between the measurement thread (scheduler, checks, API client) and the main thread
  * (metrics registry, HTTP server, logging). Plain data only: they cross a worker boundary.
  */
-import type { CheckResult } from '../checks/check.js';
+import type { CheckResult, FollowUpEvent } from '../checks/check.js';
+import type { ControlResult } from '../metrics/definitions.js';
 import type { MonitorConfig } from '../config/index.js';
 import type { ScheduledTaskInfo } from '../scheduler/scheduler.js';
 import type { SkipReason } from '../vocabulary.js';
@@ -13,6 +14,8 @@ export type MeasurementEvent =
   | { type: 'ready'; schedule: ScheduledTaskInfo[]; leftoverSessions: number }
   | { type: 'result'; result: CheckResult }
   | { type: 'skip'; environment: string; check: string; reason: SkipReason }
+  | { type: 'follow_up'; environment: string; check: string; event: FollowUpEvent }
+  | { type: 'control'; result: ControlResult; durationMs: number }
   | { type: 'sessions_open'; environment: string; count: number }
   | { type: 'session_unrecoverable'; environment: string }
   | { type: 'ledger_writable'; writable: boolean }

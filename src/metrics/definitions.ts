@@ -107,14 +107,54 @@ export const UNIVERSAL_METRICS = {
   },
 } as const satisfies Record<string, MetricDefinition>;
 
-/** Every metric: the universal ones and every registered check's own. */
+/** Results of the control probe (`control`): a plain GET of a neutral URL. */
+export const CONTROL_RESULTS = ['ok', 'unexpected_status', 'timeout', 'network_error'] as const;
+export type ControlResult = (typeof CONTROL_RESULTS)[number];
+
+/**
+ * The control probe's metrics: one per monitor (per location), so no `environment` label. They
+ * exist only when `control` is configured.
+ */
+export const CONTROL_METRICS = {
+  controlProbeSuccess: {
+    name: 'isa_control_probe_success',
+    help: '1 if the last control probe (GET of the neutral control.url) got a 2xx, else 0.',
+    type: 'gauge',
+    labels: [],
+  },
+  controlProbeAttempts: {
+    name: 'isa_control_probe_attempts_total',
+    help: 'Control probe attempts by result.',
+    type: 'counter',
+    labels: ['result'],
+    knownValues: { result: CONTROL_RESULTS },
+  },
+  controlProbeDuration: {
+    name: 'isa_control_probe_duration_seconds',
+    help: 'Duration of every control probe; timeouts are observed at their elapsed time.',
+    type: 'histogram',
+    labels: [],
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+/** Every metric: the universal ones, the control probe's and every registered check's own. */
 export const METRICS = Object.assign(
   {},
   UNIVERSAL_METRICS,
+  CONTROL_METRICS,
   ...CHECK_LIST.map((check) => check.metrics),
-) as typeof UNIVERSAL_METRICS & CheckMetricDefinitions;
+) as typeof UNIVERSAL_METRICS & typeof CONTROL_METRICS & CheckMetricDefinitions;
 
 export type MetricKey = keyof typeof METRICS;
+
+/**
+ * The names of the metrics of checks' follow-up runs: zero-initialised only in environments where
+ * the check's follow-up policy is on (`Recorder.describeEnvironment`), not with the check.
+ */
+export const FOLLOW_UP_METRIC_NAMES: ReadonlySet<string> = new Set(
+  CHECK_LIST.flatMap((check) => (check.followUp?.metrics ?? []).map((def) => def.name)),
+);
 
 /** Which check owns each metric key; universal metrics have none. */
 export const METRIC_OWNER: ReadonlyMap<string, string> = new Map(

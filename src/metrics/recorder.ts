@@ -7,12 +7,13 @@
  * `service_data_set`); never URLs, tokens, addresses or messages.
  */
 import type { Counter, Gauge, Histogram } from 'prom-client';
-import type { AnyCheck, CheckResult, MetricSink } from '../checks/check.js';
+import type { AnyCheck, CheckResult, FollowUpEvent, MetricSink } from '../checks/check.js';
 import { CHECK_LIST, findCheck } from '../checks/index.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
 import type { SkipReason } from '../vocabulary.js';
+import { CONTROL_METRICS, type ControlResult } from './definitions.js';
 import type { MetricDefinition } from './metric-definition.js';
-import type { Metrics } from './registry.js';
+import { knownLabelSets, type Metrics } from './registry.js';
 
 type Handle = Counter<string> | Gauge<string> | Histogram<string>;
 
@@ -41,15 +42,39 @@ export class Recorder {
     const shared = { name: environment.name, thresholds: environment.thresholds };
     for (const check of CHECK_LIST as readonly AnyCheck[]) {
       const config = sectionOf(environment, check);
-      if (!config.enabled || !check.describeConfig) continue;
-      check.describeConfig(config, shared, this.sink(check, environment.name));
+      if (!config.enabled) continue;
+      const sink = this.sink(check, environment.name);
+      check.describeConfig?.(config, shared, sink);
+      const followUp = check.followUp;
+      if (followUp === undefined || followUp.policy(config) === null) continue;
+      // The follow-up families exist, from 0, only where follow-up runs are on.
+      const own = this.handles.get(check.name);
+      for (const def of followUp.metrics) {
+        const handle = own?.get(def.name);
+        if (def.type === 'gauge' || handle === undefined) continue;
+        for (const labels of knownLabelSets(def, [environment.name])) {
+          if (def.type === 'histogram') (handle as Histogram<string>).zero(labels);
+          else (handle as Counter<string>).inc(labels, 0);
+        }
+      }
+      followUp.describe?.(sink);
     }
   }
 
-  /** Records everything one finished check run tells: the universal and the check's own metrics. */
+  /**
+   * Records everything one finished check run tells: the universal and the check's own metrics.
+   * A follow-up run (`result.followUp`, e.g. a confirmation ping) writes only the check's
+   * follow-up metrics: the series of scheduled runs keep counting scheduled runs.
+   */
   recordResult(result: CheckResult): void {
     const m = this.metrics;
     const environment = result.environment;
+    if (result.followUp === true) {
+      const check = findCheck(result.check);
+      if (check?.followUp === undefined || result.facts === null) return;
+      check.followUp.record(result.facts, this.sink(check, environment), runTimes(result));
+      return;
+    }
     m.checkRuns.inc({ environment, check: result.check, outcome: result.outcome });
     m.checkDuration.observe({ environment, check: result.check }, result.durationMs / 1000);
     for (const response of result.responses) {
@@ -64,10 +89,27 @@ export class Recorder {
     }
     const check = findCheck(result.check);
     if (check === undefined || result.facts === null) return;
-    check.record(result.facts, this.sink(check, environment), {
-      startedAt: result.startedAt,
-      finishedAt: result.startedAt + result.durationMs,
-    });
+    check.record(result.facts, this.sink(check, environment), runTimes(result));
+  }
+
+  /** Records the start or end of a check's follow-up sequence (e.g. confirmation pings). */
+  recordFollowUp(environment: string, check: string, event: FollowUpEvent): void {
+    const found = findCheck(check);
+    if (found?.followUp === undefined) return;
+    found.followUp.recordSequence(event, this.sink(found, environment));
+  }
+
+  /** Records one control probe (`control`): its result and its duration. */
+  recordControlProbe(result: ControlResult, durationMs: number): void {
+    this.metrics.controlProbeAttempts.inc({ result });
+    this.metrics.controlProbeDuration.observe(durationMs / 1000);
+    const success = this.metrics.controlProbeSuccess;
+    // Registered at the first probe, so that it is absent until there was one (see registry.ts).
+    if (
+      this.metrics.registry.getSingleMetric(CONTROL_METRICS.controlProbeSuccess.name) === undefined
+    )
+      this.metrics.registry.registerMetric(success);
+    success.set(result === 'ok' ? 1 : 0);
   }
 
   /** Counts a scheduled run that did not happen (overlap, rate-limit back-off, request budget). */
@@ -124,6 +166,10 @@ export class Recorder {
       },
     };
   }
+}
+
+function runTimes(result: CheckResult): { startedAt: number; finishedAt: number } {
+  return { startedAt: result.startedAt, finishedAt: result.startedAt + result.durationMs };
 }
 
 function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {

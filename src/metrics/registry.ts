@@ -19,8 +19,23 @@ import { createRequire } from 'node:module';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
-import { METRICS, METRIC_OWNER, type MetricDefinition, type MetricKey } from './definitions.js';
+import {
+  CONTROL_METRICS,
+  FOLLOW_UP_METRIC_NAMES,
+  METRICS,
+  METRIC_OWNER,
+  type MetricDefinition,
+  type MetricKey,
+} from './definitions.js';
 import type { CheckVocabulary } from './metric-definition.js';
+
+/** The labels `createMetrics` put on every series of a registry (prom-client has no getter). */
+const DEFAULT_LABELS = new WeakMap<object, Readonly<Record<string, string>>>();
+
+/** The labels every series of `registry` carries (`location`), for views that render it. */
+export function defaultLabelsOf(registry: object): Readonly<Record<string, string>> {
+  return DEFAULT_LABELS.get(registry) ?? {};
+}
 
 /** What the registry needs to know about one configured environment. */
 export interface MetricsEnvironment {
@@ -59,6 +74,13 @@ export interface CreateMetricsOptions {
   registry?: Registry;
   /** Process and Node.js metrics (`process_*`, `nodejs_*`); default true. */
   collectDefaultMetrics?: boolean;
+  /**
+   * The config's `location`: a `location` label on every series, exactly as a target label of
+   * the scrape config would put it; absent when unset.
+   */
+  location?: string | null;
+  /** Whether `control` is configured: its metrics exist (zero-initialised) only then. */
+  control?: boolean;
 }
 
 /**
@@ -68,6 +90,11 @@ export interface CreateMetricsOptions {
  */
 export function createMetrics(opts: CreateMetricsOptions): Metrics {
   const registry = opts.registry ?? new Registry();
+  if (opts.location) {
+    const labels = { location: opts.location };
+    registry.setDefaultLabels(labels);
+    DEFAULT_LABELS.set(registry, labels);
+  }
   const names = opts.environments.map((env) => env.name);
   const duplicate = names.find((name, i) => names.indexOf(name) !== i);
   if (duplicate !== undefined) {
@@ -76,7 +103,12 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
 
   const handles: Record<string, Counter<string> | Gauge<string> | Histogram<string>> = {};
   for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
-    handles[key] = createHandle(def, registry);
+    // Without `control`, its families are kept out of the registry: absent, not empty. The
+    // success gauge joins at the first probe (`Recorder.recordControlProbe`): prom-client would
+    // export a label-less gauge as 0, a "failing" before anything was probed.
+    const registered =
+      !(key in CONTROL_METRICS) || (opts.control === true && key !== 'controlProbeSuccess');
+    handles[key] = createHandle(def, registered ? registry : null);
   }
   const metrics = { registry, ...handles } as unknown as Metrics;
 
@@ -88,6 +120,12 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
   );
   // Until the measurement engine has tried its first write of the state file.
   metrics.sessionLedgerWritable.set(1);
+  if (opts.control === true) {
+    for (const result of CONTROL_METRICS.controlProbeAttempts.knownValues.result) {
+      metrics.controlProbeAttempts.inc({ result }, 0);
+    }
+    metrics.controlProbeDuration.zero({});
+  }
   for (const env of opts.environments) {
     metrics.syntheticSessionsOpen.set({ environment: env.name }, 0);
     const enabled = CHECK_LIST.filter((check) => env.checks?.includes(check.name) ?? true);
@@ -132,13 +170,13 @@ function registerProcessMetrics(registry: Registry): void {
 
 function createHandle(
   def: MetricDefinition,
-  registry: Registry,
+  registry: Registry | null,
 ): Counter<string> | Gauge<string> | Histogram<string> {
   const common = {
     name: def.name,
     help: def.help,
     labelNames: [...def.labels],
-    registers: [registry],
+    registers: registry ? [registry] : [],
   };
   switch (def.type) {
     case 'counter':
@@ -194,7 +232,9 @@ function zeroInitialise(metrics: Metrics, environment: string, enabled: readonly
   const names = enabled.map((check) => check.name);
   const vocabulary = checkVocabulary(enabled);
   for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
-    if (def.type === 'gauge') continue;
+    if (def.type === 'gauge' || key in CONTROL_METRICS) continue;
+    // Follow-up families start where the check's follow-up runs are on (the recorder does that).
+    if (FOLLOW_UP_METRIC_NAMES.has(def.name)) continue;
     const owner = METRIC_OWNER.get(key);
     if (owner !== undefined && !names.includes(owner)) continue;
     const handle = metrics[key] as unknown as Counter<string> | Histogram<string>;

@@ -7,13 +7,21 @@
  * cron cannot express the rest, under a second, so each tick waits that long before it fires:
  * without it, at 1000 environments on 60 s pings some 17 runs would start in the same millisecond
  * of every second, one after another, and the last of them measurably late.
+ *
+ * A check with follow-up runs (`Check.followUp`, e.g. confirmation pings) also gets one
+ * `FollowUpSequence` per environment: a scheduled result that starts one arms a timer, and each
+ * tick runs the check once more, unless that cannot happen at once and alone. A tick is skipped,
+ * never queued, while a run of the check is in flight (scheduled or follow-up), while Retry-After
+ * is in force, when the request budget has no token within 100 ms, and when the next scheduled run
+ * would start before this one's deadline (so the two never overlap).
  */
 import { createTask, type ScheduledTask } from 'node-cron';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AnyCheck, CheckLogger, CheckResult } from '../checks/check.js';
+import type { AnyCheck, CheckLogger, CheckResult, FollowUpEvent } from '../checks/check.js';
 import type { EnvironmentRuntime } from '../environment.js';
 import type { SkipReason } from '../vocabulary.js';
 import { cronWithOffset } from './cron.js';
+import { FollowUpSequence, nextFireAt } from './follow-up.js';
 
 export interface SchedulerOptions {
   environments: EnvironmentRuntime[];
@@ -23,7 +31,28 @@ export interface SchedulerOptions {
   log: CheckLogger;
   /** Source of the start offsets; tests pass a fixed one. */
   random?: () => number;
+  /** A follow-up sequence started or ended (recorded in the check's follow-up metrics). */
+  onFollowUp?: (environment: string, check: string, event: FollowUpEvent) => void;
+  /** Monotonic clock of follow-up windows, ms; tests on a fake clock pass `Date.now`. */
+  now?: () => number;
 }
+
+/** One check's follow-up runs in one environment. */
+interface FollowUpState {
+  env: EnvironmentRuntime;
+  check: AnyCheck;
+  sequence: FollowUpSequence;
+  /** The scheduled task's start offset, to know when its next run starts. */
+  offsetMs: number;
+  timer: NodeJS.Timeout | null;
+  running: Promise<void> | null;
+}
+
+/**
+ * The longest a follow-up run may wait for its request-budget token: a token that is not there
+ * (almost) at once means other requests are queued, and a follow-up never queues behind them.
+ */
+export const FOLLOW_UP_MAX_BUDGET_WAIT_MS = 100;
 
 /** How long the shutdown sweep may take, after in-flight runs ended. */
 export const SHUTDOWN_SWEEP_MS = 2_000;
@@ -43,6 +72,7 @@ export class Scheduler {
   /** Ticks waiting out their sub-second offset; cleared on stop. */
   private readonly pendingTicks = new Set<NodeJS.Timeout>();
   private stopping = false;
+  private readonly followUps = new Map<string, FollowUpState>();
   readonly schedule: ScheduledTaskInfo[] = [];
 
   constructor(private readonly opts: SchedulerOptions) {}
@@ -62,6 +92,12 @@ export class Scheduler {
         });
         this.tasks.push(task);
         this.schedule.push({ environment: env.name, check: check.name, cron, offsetMs });
+        const policy = check.followUp?.policy(env.section(check));
+        if (policy) {
+          const sequence = new FollowUpSequence(policy);
+          const state = { env, check, sequence, offsetMs, timer: null, running: null };
+          this.followUps.set(`${env.name}/${check.name}`, state);
+        }
         void task.start();
       }
     }
@@ -93,6 +129,7 @@ export class Scheduler {
       .run(check, this.abort.signal)
       .then(async (result) => {
         this.opts.onResult(result);
+        this.afterScheduled(key, result);
         // Leftovers are closed between runs of session-creating checks, never under a run that
         // owns them.
         if (!this.sessionsInUse(env, check)) {
@@ -115,7 +152,9 @@ export class Scheduler {
   }
 
   private skipReason(env: EnvironmentRuntime, check: AnyCheck, key: string): SkipReason | null {
-    if (this.inFlight.has(key)) return 'overlap';
+    // A follow-up run never reaches into a scheduled one's time (see `followUpTick`); this is
+    // the guard for a clock that jumped.
+    if (this.inFlight.has(key) || this.followUps.get(key)?.running) return 'overlap';
     if (!env.gate.isOpen()) return 'rate_limit_backoff';
     // A run that creates sessions needs the ledger: never create what cannot be recorded.
     if (check.createsSessions === true && !env.ledgerWritable()) return 'ledger_unwritable';
@@ -123,9 +162,85 @@ export class Scheduler {
     return null;
   }
 
-  /** Number of runs in flight. */
+  private now(): number {
+    return (this.opts.now ?? (() => performance.now()))();
+  }
+
+  /** A scheduled run finished: it may start (or restart) the check's follow-up sequence. */
+  private afterScheduled(key: string, result: CheckResult): void {
+    const state = this.followUps.get(key);
+    if (state === undefined || this.stopping) return;
+    const starts = state.check.followUp?.starts(result.facts) ?? false;
+    const verdict = state.sequence.scheduled(this.now(), starts);
+    if (verdict === 'started') {
+      this.opts.onFollowUp?.(state.env.name, state.check.name, { type: 'started' });
+      this.armFollowUp(state);
+    }
+  }
+
+  private armFollowUp(state: FollowUpState): void {
+    if (state.timer !== null) clearTimeout(state.timer);
+    state.timer = setTimeout(() => {
+      state.timer = null;
+      this.followUpTick(state);
+    }, state.sequence.policy.intervalMs);
+  }
+
+  private endFollowUp(state: FollowUpState, end: 'recovered' | 'window_elapsed' | 'stopped'): void {
+    if (state.timer !== null) clearTimeout(state.timer);
+    state.timer = null;
+    this.opts.onFollowUp?.(state.env.name, state.check.name, { type: 'ended', end });
+  }
+
+  /** A follow-up tick: one more run of the check when it can go out at once and alone. */
+  private followUpTick(state: FollowUpState): void {
+    if (this.stopping) return;
+    const verdict = state.sequence.tick(this.now());
+    if (verdict === 'window_elapsed') this.endFollowUp(state, 'window_elapsed');
+    if (verdict !== 'run') return;
+    this.armFollowUp(state);
+    const { env, check } = state;
+    const key = `${env.name}/${check.name}`;
+    const skip = this.followUpSkip(state, key);
+    if (skip !== null) {
+      this.opts.log.debug(
+        { environment: env.name, check: check.name, reason: skip },
+        'follow-up run skipped',
+      );
+      return;
+    }
+    state.running = env
+      .run(check, this.abort.signal)
+      .then((result) => {
+        this.opts.onResult({ ...result, followUp: true });
+        const good = check.followUp?.good(result.facts) ?? false;
+        if (state.sequence.result(good) === 'recovered') this.endFollowUp(state, 'recovered');
+      })
+      .catch((err: unknown) =>
+        this.opts.log.error({ err, environment: env.name }, 'follow-up run failed'),
+      )
+      .finally(() => (state.running = null));
+  }
+
+  /** Why a follow-up tick cannot run now, or null. Never queued: it is skipped. */
+  private followUpSkip(state: FollowUpState, key: string): string | null {
+    const { env, check } = state;
+    if (this.inFlight.has(key) || state.running !== null) return 'overlap';
+    if (!env.gate.isOpen()) return 'rate_limit_backoff';
+    if (env.budget.waitEstimateMs() > FOLLOW_UP_MAX_BUDGET_WAIT_MS) return 'budget';
+    // Its deadline must pass before the next scheduled run starts: they never overlap.
+    const interval = env.intervalFor(check);
+    const wallNow = Date.now();
+    if (nextFireAt(wallNow, interval, state.offsetMs) - wallNow <= env.timeoutFor(check)) {
+      return 'scheduled_run_due';
+    }
+    return null;
+  }
+
+  /** Number of runs in flight, follow-up runs included. */
   get running(): number {
-    return this.inFlight.size;
+    const followUps = [...this.followUps.values()].filter((s) => s.running !== null).length;
+    return this.inFlight.size + followUps;
   }
 
   /**
@@ -137,12 +252,19 @@ export class Scheduler {
     for (const task of this.tasks) await task.destroy();
     for (const timer of this.pendingTicks) clearTimeout(timer);
     this.pendingTicks.clear();
-    const settled = Promise.allSettled([...this.inFlight.values()]);
+    for (const state of this.followUps.values()) {
+      if (state.sequence.stop() === 'stopped') this.endFollowUp(state, 'stopped');
+      else if (state.timer !== null) clearTimeout(state.timer);
+    }
+    const followUpRuns = [...this.followUps.values()].flatMap((s) =>
+      s.running ? [s.running] : [],
+    );
+    const settled = Promise.allSettled([...this.inFlight.values(), ...followUpRuns]);
     const finished = await Promise.race([settled.then(() => true), delay(graceMs, false)]);
     if (!finished) {
       this.opts.log.warn({ running: this.inFlight.size }, 'aborting runs still in flight');
       this.abort.abort(new Error('shutting down'));
-      await Promise.allSettled([...this.inFlight.values()]);
+      await Promise.allSettled([...this.inFlight.values(), ...followUpRuns]);
     }
     // Short: SIGTERM must end the process within 15 s; what stays open is closed at next start.
     const sweepDeadline = AbortSignal.timeout(SHUTDOWN_SWEEP_MS);

@@ -9,6 +9,7 @@
  * views of the real metrics: same values, names of their own.
  */
 import { Registry, type Metric, type MetricObject, type RegistryContentType } from 'prom-client';
+import { defaultLabelsOf } from '../metrics/registry.js';
 
 export type ExpositionFormat = 'prometheus' | 'openmetrics';
 
@@ -46,6 +47,8 @@ export async function renderMetrics(
   // Throwaway, so setting its content type races with nothing.
   const view = new Registry<RegistryContentType>();
   view.setContentType(CONTENT_TYPES[format]);
+  // The `location` label is the registry's default label: the view renders it too.
+  view.setDefaultLabels({ ...defaultLabelsOf(registry) });
   for (const metric of registry.getMetricsAsArray()) {
     view.registerMetric(readOnlyView(metric) as unknown as Metric<string>);
   }

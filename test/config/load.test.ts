@@ -57,6 +57,8 @@ describe('defaults', () => {
   it('fills every key the file leaves out', () => {
     const config = ok(parseConfigText(MINIMAL, { env: KEYS, cwd: '/srv/monitor' }));
     expect(config).toEqual({
+      location: null,
+      control: null,
       listen: { host: '0.0.0.0', port: 9464 },
       stateFile: '/srv/monitor/.isa-monitor/sessions.json',
       logLevel: 'info',
@@ -76,6 +78,7 @@ describe('defaults', () => {
             timeoutMs: 10_000,
             requestTimeoutMs: 10_000,
             connection: 'new',
+            confirm: { intervalMs: 10_000, windowMs: 180_000, successes: 3 },
           },
           lifecycle: {
             enabled: true,
@@ -164,6 +167,8 @@ environments:
         timeoutMs: 900,
         requestTimeoutMs: 900,
         connection: 'reuse',
+        // Pings every second: confirmation, at its default 10 s, is off.
+        confirm: null,
       },
       lifecycle: {
         enabled: true,

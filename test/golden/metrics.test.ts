@@ -65,9 +65,14 @@ beforeAll(async () => {
     for (const kind of ['success', 'qualify_timeout', 'not_gone_after_close'] as const) {
       recorder.recordResult(lifecycleResult(kind, { environment, startedAt: T0 }));
     }
+    // A confirmation sequence: a confirmation ping, its start and its end.
+    recorder.recordFollowUp(environment, 'ping', { type: 'started' });
+    recorder.recordResult({ ...pingResult('timeout', { environment }), followUp: true });
+    recorder.recordFollowUp(environment, 'ping', { type: 'ended', end: 'window_elapsed' });
     recorder.recordSkip(environment, 'lifecycle', 'overlap');
     recorder.setSessionsOpen(environment, 1);
   }
+  recorder.recordControlProbe('ok', 40);
   served = await serve(
     createServerApp({ registry: metrics.registry, status, isReady: () => true }),
   );

@@ -31,12 +31,21 @@ export function testMetrics(names: string[] = ['production', 'sandbox']): Metric
     environments: names.map(environment),
     build: BUILD,
     collectDefaultMetrics: false,
+    // Every family registered: the control probe's too.
+    control: true,
   });
-  // The configuration gauges, as the daemon sets them at start-up (ping every 60 s).
+  // The configuration gauges, as the daemon sets them at start-up (ping every 60 s, with
+  // confirmation pings on as by default).
   const recorder = new Recorder(metrics);
   for (const name of names) {
     recorder.describeEnvironment(
-      testEnvironment('http://127.0.0.1:9', { name, ping: { intervalMs: 60_000 } }),
+      testEnvironment('http://127.0.0.1:9', {
+        name,
+        ping: {
+          intervalMs: 60_000,
+          confirm: { intervalMs: 10_000, windowMs: 180_000, successes: 3 },
+        },
+      }),
     );
   }
   return metrics;

@@ -11,6 +11,7 @@ import {
   samplesOf,
   testMetrics,
 } from './fixtures.js';
+import { testEnvironment } from '../support/harness.js';
 
 const prod = { environment: 'production' };
 
@@ -333,5 +334,47 @@ describe('label values', () => {
         }
       }
     }
+  });
+});
+
+describe('Recorder: confirmation pings (follow-up runs of ping)', () => {
+  it('records a confirmation ping in its own families only: scheduled series do not move', async () => {
+    const before = await metrics.registry.metrics();
+    const scheduledOnly = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => !line.startsWith('#') && !line.includes('_confirm_'))
+        .join('\n');
+    recorder.recordResult({ ...pingResult('timeout'), followUp: true });
+    expect(scheduledOnly(await metrics.registry.metrics())).toBe(scheduledOnly(before));
+    expect(await value('isa_ping_confirm_attempts_total', { ...prod, result: 'timeout' })).toBe(1);
+    // Observed at its elapsed time, like a scheduled timeout: above the 5 s bucket.
+    const duration = 'isa_ping_confirm_duration_seconds';
+    expect(await value(duration, { ...prod, le: 5 }, `${duration}_bucket`)).toBe(0);
+    expect(await value(duration, { ...prod, le: 10 }, `${duration}_bucket`)).toBe(1);
+    expect(await value(duration, prod, `${duration}_sum`)).toBe(10);
+  });
+
+  it('records sequence starts and ends: the active gauge and the end counter', async () => {
+    expect(await value('isa_ping_confirm_active', prod)).toBe(0);
+    recorder.recordFollowUp('production', 'ping', { type: 'started' });
+    expect(await value('isa_ping_confirm_active', prod)).toBe(1);
+    recorder.recordFollowUp('production', 'ping', { type: 'ended', end: 'recovered' });
+    expect(await value('isa_ping_confirm_active', prod)).toBe(0);
+    expect(await value('isa_ping_confirm_sequences_total', { ...prod, end: 'recovered' })).toBe(1);
+    expect(await value('isa_ping_confirm_sequences_total', { ...prod, end: 'stopped' })).toBe(0);
+  });
+
+  it('exports confirmation series only where confirmation is on', async () => {
+    const m = testMetrics([]);
+    const r = new Recorder(m);
+    const confirm = { intervalMs: 10_000, windowMs: 180_000, successes: 3 };
+    r.describeEnvironment(testEnvironment('http://127.0.0.1:9', { name: 'quiet' }));
+    r.describeEnvironment(testEnvironment('http://127.0.0.1:9', { name: 'on', ping: { confirm } }));
+    const text = await m.registry.metrics();
+    expect(text).not.toContain('environment="quiet",result="ok"');
+    expect(text).not.toContain('isa_ping_confirm_active{environment="quiet"}');
+    expect(text).toContain('isa_ping_confirm_attempts_total{environment="on",result="ok"} 0');
+    expect(text).toContain('isa_ping_confirm_active{environment="on"} 0');
   });
 });

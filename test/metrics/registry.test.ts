@@ -140,6 +140,10 @@ const MONITOR_WIDE = [
   'isa_measurement_event_loop_lag_seconds',
   'isa_session_ledger_writable',
   'isa_metrics_server_connections_rejected_total',
+  // The control probe describes the monitor's own network, per location.
+  'isa_control_probe_success',
+  'isa_control_probe_attempts_total',
+  'isa_control_probe_duration_seconds',
 ];
 describe('createMetrics', () => {
   it('registers every metric of contract §4 with its type and labels', async () => {
@@ -164,7 +168,12 @@ describe('createMetrics', () => {
   it('registers every definition, and nothing outside definitions.ts carries the isa_ prefix', async () => {
     const { registry } = testMetrics();
     const names = (await registry.getMetricsAsJSON()).map((m) => m.name).sort();
-    expect(names).toEqual(DEFINITIONS.map((d) => d.name).sort());
+    // The control probe's success gauge is registered at the first probe (absent until then).
+    expect(names).toEqual(
+      DEFINITIONS.map((d) => d.name)
+        .filter((name) => name !== 'isa_control_probe_success')
+        .sort(),
+    );
     for (const def of DEFINITIONS) {
       expect(def.name).toMatch(/^isa_[a-z0-9_]+$/);
       if (def.type === 'counter') expect(def.name).toMatch(/_total$/);
@@ -331,5 +340,39 @@ describe('createMetrics', () => {
         collectDefaultMetrics: false,
       }),
     ).toThrow(/duplicate environment name/);
+  });
+});
+
+describe('location', () => {
+  it('puts location="<value>" on every series when set, and on none when unset', async () => {
+    const withLocation = createMetrics({
+      environments: [environment('production')],
+      build: BUILD,
+      location: 'eu-west',
+      control: true,
+    });
+    new Recorder(withLocation).recordControlProbe('ok', 12);
+    const lines = (await withLocation.registry.metrics())
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    expect(lines.length).toBeGreaterThan(100);
+    expect(lines.filter((line) => !line.includes('location="eu-west"'))).toEqual([]);
+    const without = (await testMetrics().registry.metrics()).split('\n');
+    expect(without.filter((line) => line.includes('location='))).toEqual([]);
+  });
+});
+
+describe('control probe metrics', () => {
+  it('are absent unless control is configured, and start at 0 when it is', async () => {
+    const off = createMetrics({ environments: [environment('production')], build: BUILD });
+    expect(await off.registry.metrics()).not.toContain('isa_control_probe');
+    const on = testMetrics();
+    const text = await on.registry.metrics();
+    expect(text).toContain('isa_control_probe_attempts_total{result="timeout"} 0');
+    expect(text).toContain('isa_control_probe_duration_seconds_count 0');
+    // The success gauge describes the last probe: absent until there was one.
+    expect(text).not.toMatch(/^isa_control_probe_success /m);
+    new Recorder(on).recordControlProbe('network_error', 3);
+    expect(await on.registry.metrics()).toMatch(/^isa_control_probe_success 0$/m);
   });
 });

@@ -17,6 +17,13 @@ import { BUILD } from './fixtures.js';
 const KEY = 'samples-key-0123456789abcdef';
 /** The target of issue 7 for an environment with only `ping` enabled. */
 const PING_ONLY_LIMIT = 160;
+/**
+ * What confirmation pings add where they are on (the default at 60 s pings): 8 results of
+ * `isa_ping_confirm_attempts_total`, 14 samples of `isa_ping_confirm_duration_seconds` (11
+ * buckets, +Inf, sum, count), 3 ends of `isa_ping_confirm_sequences_total` and
+ * `isa_ping_confirm_active`. Documented in docs/metrics.md.
+ */
+const CONFIRM_SAMPLES = 26;
 
 let sim: RunningSimulator;
 beforeAll(async () => {
@@ -92,6 +99,28 @@ describe('series of enabled checks only', () => {
       expect(samples.filter((s) => /check="(?!response_schema")[a-z_]+",result=/.test(s))).toEqual(
         [],
       );
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it(`adds exactly ${CONFIRM_SAMPLES} samples where confirmation pings are on`, async () => {
+    const daemon = await daemonWith({
+      // At 1 s pings confirmation (10 s by default) is off; at 2 s pings, 1 s confirmation is on.
+      pingonly: PING_ONLY,
+      confirming: PING_ONLY.replace(
+        'ping: { interval: 1s, timeout: 500ms }',
+        'ping: { interval: 2s, timeout: 500ms, confirm: { interval: 1s } }',
+      ),
+    });
+    try {
+      await scrapeAfterPing(daemon, 'pingonly');
+      const text = await scrapeAfterPing(daemon, 'confirming');
+      const confirming = samplesOf(text, 'confirming');
+      expect(samplesOf(text, 'pingonly').filter((s) => s.includes('_confirm_'))).toEqual([]);
+      expect(confirming.filter((s) => s.includes('_confirm_'))).toHaveLength(CONFIRM_SAMPLES);
+      expect(confirming.length - samplesOf(text, 'pingonly').length).toBe(CONFIRM_SAMPLES);
+      expect(confirming).toContain('isa_ping_confirm_active{environment="confirming"} 0');
     } finally {
       await daemon.stop();
     }

@@ -117,6 +117,8 @@ export function testEnvironment(
       timeoutMs: 2_000,
       requestTimeoutMs: ping?.timeoutMs ?? 2_000,
       connection: 'new',
+      // Off unless a test is about confirmation pings.
+      confirm: null,
       ...ping,
     },
     lifecycle: {
