@@ -37,14 +37,14 @@ const scaled = (realMs: number): string => `${scaledMs(realMs)}ms`;
 
 /**
  * Latency classes. Injected latency does not shrink with the clock, so the thresholds are low
- * enough that a slow ping still fits well inside a (compressed) confirmation interval: 400 ms of
- * a 1 s interval, where a 1.1 s ping takes 1.1 s of 10 s in real time. The critical threshold is
+ * enough that a slow ping still fits well inside a (compressed) confirmation interval and ping
+ * timeout: 300 ms of a 1 s interval, where a 1.1 s ping takes 1.1 s of 10 s in real time. The critical threshold is
  * a bucket boundary (0.25), so the rules judge it exactly; healthy pings on loopback stay far
  * below it even on a busy machine.
  */
 const THRESHOLDS = { expected: '50ms', warning: '100ms', critical: '250ms' };
 const CRITICAL_BUCKET = '0.25';
-const SLOW_PING_MS = 400;
+const SLOW_PING_MS = 300;
 /**
  * What does not shrink with the clock: each slow ping still takes SLOW_PING_MS before it is
  * recorded, plus process scheduling and HTTP hops. Bounds get this much on top of their scaled
@@ -82,7 +82,11 @@ interface Deployment {
   stack: MonitoringStack;
 }
 
-/** One daemon at one location: production only, reached over the location's network path. */
+/**
+ * One daemon at one location: production only, reached over the location's network path. East
+ * gets its location from the scrape config's target label, west from its own `location` key: the
+ * two ways the contract allows.
+ */
 async function startLocation(
   dir: string,
   sim: RunningSimulator,
@@ -94,6 +98,7 @@ async function startLocation(
       listen: { host: '127.0.0.1', port: 0 },
       state_file: join(dir, `${location}-sessions.json`),
       shutdown_timeout: '3s',
+      ...(location === 'west' ? { location } : {}),
       environments: [
         {
           name: 'production',
@@ -101,7 +106,21 @@ async function startLocation(
           api_key_env: 'ISA_PRODUCTION_API_KEY',
           request_budget_per_second: 10,
           thresholds: THRESHOLDS,
-          ping: { interval: scaled(60_000), timeout: '3s' },
+          ping: {
+            interval: scaled(60_000),
+            // A confirmation tick is skipped when the next scheduled ping starts within the
+            // ping's deadline, max(timeout, request_timeout + 1 s). The 1 s does not scale, so
+            // request_timeout is set low enough for that deadline (1.6 s of a 6 s interval) to
+            // skip about as many ticks as the real 11 s of 60 s.
+            timeout: scaled(10_000),
+            request_timeout: '600ms',
+            confirm: {
+              enabled: true,
+              interval: scaled(10_000),
+              window: scaled(3 * 60_000),
+              successes: 3,
+            },
+          },
           lifecycle: { enabled: false },
           providers: { enabled: false },
           coverage: { enabled: false },
@@ -126,8 +145,7 @@ async function startDeployment(name: string): Promise<Deployment> {
   const targets = await Promise.all(
     LOCATIONS.map(async (location) => ({
       host: new URL(await daemons.get(location)!.url).host,
-      // The location as a target label of the scrape config (contract §6 allows either way).
-      labels: { location },
+      ...(location === 'east' ? { labels: { location } } : {}),
     })),
   );
   deployment.stack = await startMonitoringStack({ dir, factor: FACTOR, targets });
@@ -184,10 +202,11 @@ async function slowPingsOver(
   windowMs: number,
 ): Promise<Record<string, number>> {
   const window = scaled(windowMs);
-  const histogram = (suffix: string, extra = '') =>
-    `sum by (location) (increase({__name__=~"isa_ping(_confirm)?_duration_seconds_${suffix}",environment="production"${extra}}[${window}]))`;
+  const slow = (family: string) =>
+    `sum by (location) (increase(${family}_count{environment="production"}[${window}]))
+     - sum by (location) (increase(${family}_bucket{environment="production",le="${CRITICAL_BUCKET}"}[${window}]))`;
   const rows = await stack.query(
-    `${histogram('count')} - ${histogram('bucket', `,le="${CRITICAL_BUCKET}"`)}`,
+    `${slow('isa_ping_duration_seconds')} + ${slow('isa_ping_confirm_duration_seconds')}`,
   );
   return Object.fromEntries(rows.map((r) => [r.metric['location'] ?? '', Number(r.value[1])]));
 }
