@@ -201,10 +201,18 @@ export interface ScrapeTarget {
   labels?: Record<string, string>;
 }
 
+/** An alert as Alertmanager holds it (`GET /api/v2/alerts`), the fields the tests read. */
+export interface HeldAlert {
+  labels: Record<string, string>;
+  status: { state: string };
+}
+
 export interface MonitoringStack {
   prometheusUrl: string;
   receiver: WebhookReceiver;
   query(expr: string): Promise<Sample[]>;
+  /** The alerts Alertmanager holds now: what Prometheus sent it, before any notification. */
+  alerts(): Promise<HeldAlert[]>;
   /** Stops Prometheus, Alertmanager and the webhook receiver. */
   stop(): Promise<void>;
 }
@@ -297,6 +305,8 @@ export async function startMonitoringStack(options: {
       prometheusUrl,
       receiver,
       query: (expr) => queryPrometheus(prometheusUrl, expr),
+      alerts: async () =>
+        (await (await fetch(`http://127.0.0.1:${amPort}/api/v2/alerts`)).json()) as HeldAlert[],
       stop,
     };
   } catch (err) {
