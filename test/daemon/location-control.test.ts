@@ -7,13 +7,11 @@ import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config/index.js';
-import { startDaemon, type Daemon } from '../../src/daemon.js';
+import type { Daemon } from '../../src/daemon.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually } from '../support/cli.js';
-import { BUILD } from '../metrics/fixtures.js';
+import { startDaemonFromYaml } from '../support/daemon.js';
 
 const KEY = 'location-key-0123456789abcdef';
 let sim: RunningSimulator;
@@ -49,14 +47,7 @@ async function daemonWith(top: string[]): Promise<Daemon> {
     '    providers: { enabled: false }',
     '    coverage: { enabled: false }',
   ].join('\n');
-  const loaded = parseConfigText(yaml, { env: { LOCATION_KEY: KEY }, cwd: dir });
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
-  return startDaemon({
-    config: loaded.config,
-    logger: pino({ level: 'silent' }),
-    build: BUILD,
-    measurement: 'inline',
-  });
+  return startDaemonFromYaml(yaml, { LOCATION_KEY: KEY }, dir);
 }
 
 const scrape = async (daemon: Daemon) => (await fetch(`${daemon.url}/metrics`)).text();

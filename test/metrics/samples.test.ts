@@ -6,13 +6,11 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config/index.js';
-import { startDaemon, type Daemon } from '../../src/daemon.js';
+import type { Daemon } from '../../src/daemon.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually } from '../support/cli.js';
-import { BUILD } from './fixtures.js';
+import { startDaemonFromYaml } from '../support/daemon.js';
 
 const KEY = 'samples-key-0123456789abcdef';
 /** The target of issue 7 for an environment with only `ping` enabled. */
@@ -53,14 +51,7 @@ async function daemonWith(sections: Record<string, string>): Promise<Daemon> {
       ...lines.split('\n').map((line) => `    ${line}`),
     ]),
   ].join('\n');
-  const loaded = parseConfigText(yaml, { env: { SAMPLES_KEY: KEY }, cwd: dir });
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
-  return startDaemon({
-    config: loaded.config,
-    logger: pino({ level: 'silent' }),
-    build: BUILD,
-    measurement: 'inline',
-  });
+  return startDaemonFromYaml(yaml, { SAMPLES_KEY: KEY }, dir);
 }
 
 /** The samples of `/metrics` that carry `environment="<name>"`. */

@@ -1,0 +1,21 @@
+/** An in-process daemon (measurement inline, logs silent) from configuration text, for tests. */
+import { pino } from 'pino';
+import { parseConfigText } from '../../src/config/index.js';
+import { startDaemon, type Daemon } from '../../src/daemon.js';
+import { BUILD } from '../metrics/fixtures.js';
+
+/** Validates `yaml` as a config file would be (with `env` as the process environment) and starts it. */
+export async function startDaemonFromYaml(
+  yaml: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<Daemon> {
+  const loaded = parseConfigText(yaml, { env, cwd });
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  return startDaemon({
+    config: loaded.config,
+    logger: pino({ level: 'silent' }),
+    build: BUILD,
+    measurement: 'inline',
+  });
+}
