@@ -1,9 +1,9 @@
 /**
- * End to end with two locations: two daemons (separate processes, separate ledgers) watch the
- * production environment of one simulator, each over its own network path (`/via/east/`,
- * `/via/west/`), and one Prometheus scrapes both, its `location` given as a target label of the
- * scrape config. A latency fault on one path is what a network problem near one location looks
- * like; a fault without a path is the API itself getting slow.
+ * End to end with two locations: two daemons (separate processes, separate ledgers) with
+ * confirmation pings watch the production environment of one simulator, each over its own network
+ * path (`/via/east/`, `/via/west/`), and one Prometheus scrapes both. A latency fault on one path
+ * is what a network problem near one location looks like; a fault without a path is the API
+ * itself getting slow.
  *
  * Everything runs on a compressed clock (FACTOR real seconds per test second): the daemons'
  * intervals, the rules' windows, `for:` and `keep_firing_for` (scripts/rules/scale-rules.ts) and
@@ -39,9 +39,9 @@ const scaled = (realMs: number): string => `${scaledMs(realMs)}ms`;
 /**
  * Latency classes. Injected latency does not shrink with the clock, so the thresholds are low
  * enough that a slow ping still fits well inside a (compressed) confirmation interval and ping
- * timeout: 300 ms of a 1 s interval, where a 1.1 s ping takes 1.1 s of 10 s in real time. The critical threshold is
- * a bucket boundary (0.25), so the rules judge it exactly; healthy pings on loopback stay far
- * below it even on a busy machine.
+ * timeout: 300 ms of a 1 s interval, where a 1.1 s ping takes 1.1 s of 10 s in real time. The
+ * critical threshold is a bucket boundary (0.25), so the rules judge it exactly; healthy pings on
+ * loopback stay far below it even on a busy machine.
  */
 const THRESHOLDS = { expected: '50ms', warning: '100ms', critical: '250ms' };
 const CRITICAL_BUCKET = '0.25';
@@ -55,8 +55,9 @@ const SLACK_MS = SLOW_PING_MS + 1_000;
 /** The issue's bound for a hard degradation seen by every location, in real minutes. */
 const PAGE_BOUND_MINUTES = 4;
 /**
- * How long after a fault ends a page could still come: the longest window the paging conditions
- * read (3 min), their `for: 2m` and Alertmanager's group_wait, rounded up.
+ * How long to watch for a page after a fault ends: a location's condition with confirmation pings
+ * needs a bad ping within its last minute, the alert on it has no `for:`, and Alertmanager waits
+ * its group_wait (30 s); six minutes leave ample room for scrape and evaluation delays.
  */
 const PAGE_AFTERMATH_MS = 6 * REAL_MINUTE_MS;
 /** deploy/prometheus/prometheus.yml's evaluation interval. */
