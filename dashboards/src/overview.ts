@@ -229,6 +229,94 @@ function statusSection() {
   };
 }
 
+/**
+ * Per-location view: which vantage points see the problem. The paging rules page only when at
+ * least min(2, locations reporting) agree, so this row is where on-call checks which do.
+ */
+function locationsSection() {
+  const BY_LOC = `location, ${BY_ENV}`;
+  const upByLocation = stateTimelinePanel({
+    title: 'Last ping up, by location',
+    description:
+      "Whether the last scheduled ping of each environment succeeded, per location (the location label; a monitor without one shows as an empty location). A problem seen by one location only is that location's network or path, not the API: the pages wait for a second location to agree.",
+    unit: 'short',
+    queries: [
+      {
+        expr: `min by (${BY_LOC}) (${select(METRICS.pingUp)})`,
+        legend: '{{location}} {{environment}}',
+      },
+    ],
+  }).mappings(valueMappings({ 0: ['DOWN', COLORS.bad], 1: ['UP', COLORS.good] }));
+
+  const latencyByLocation = linePanel({
+    title: 'Ping latency, by location',
+    description:
+      'Duration of the last scheduled ping of each environment, per location. Lines that part are a problem between one location and the API.',
+    unit: 's',
+    queries: [
+      {
+        expr: `max by (${BY_LOC}) (${select(METRICS.pingLastDuration)})`,
+        legend: '{{location}} {{environment}}',
+      },
+    ],
+  }).lineInterpolation(LineInterpolation.StepAfter);
+
+  // Where confirmation pings are off (the ping interval is 10 s or less, or `enabled: false`)
+  // their families are absent: 0, like a healthy period, rather than no data.
+  const zeroByLocation = `0 * max by (${BY_LOC}) (${select(METRICS.pingUp)})`;
+  const confirmByLocation = countBarsPanel({
+    title: 'Bad confirmation pings, by location',
+    description:
+      'Confirmation pings (sent every 10 s after a slow or failed scheduled ping) that were slow, timed out or failed, per location and environment. They are what makes the pages fast; in a healthy period there are none at all, and where confirmation is off (pings every 10 s or faster, or ping.confirm.enabled false) this stays at 0.',
+    unit: 'short',
+    minInterval: '5m',
+    queries: [
+      {
+        expr: `sum by (${BY_LOC}) (increase(${select(METRICS.pingConfirmAttempts, { result: { re: ['server_error', 'timeout', 'network_error'] } })}[${rateInterval}])) or ${zeroByLocation}`,
+        legend: '{{location}} {{environment}} failed',
+      },
+      {
+        expr: `sum by (${BY_LOC}) (${select(METRICS.pingConfirmActive)}) or ${zeroByLocation}`,
+        legend: '{{location}} {{environment}} sequence running',
+      },
+    ],
+  });
+
+  const control = stateTimelinePanel({
+    title: 'Control probe, by location',
+    description:
+      "The optional control probe of each location (a plain GET of a neutral URL). While it fails, that location's own network is in doubt and it does not vote on pages. NONE: that monitor has no control probe configured.",
+    unit: 'short',
+    queries: [
+      {
+        expr: `min by (location, instance) (${select(METRICS.controlProbeSuccess)}) or on (location, instance) (-1 * max by (location, instance) (${select(METRICS.buildInfo)}))`,
+        legend: '{{location}} {{instance}}',
+      },
+    ],
+  }).mappings(
+    valueMappings({
+      '-1': ['NONE', COLORS.muted],
+      0: ['FAILING', COLORS.bad],
+      1: ['OK', COLORS.good],
+    }),
+  );
+
+  return {
+    title: 'Locations',
+    lines: [
+      {
+        height: 7,
+        panels: [
+          { panel: upByLocation, width: 6 },
+          { panel: latencyByLocation, width: 6 },
+          { panel: confirmByLocation, width: 6 },
+          { panel: control, width: 6 },
+        ],
+      },
+    ],
+  };
+}
+
 function latencySection() {
   const latency = linePanel({
     title: 'Ping latency and thresholds',
@@ -1008,6 +1096,21 @@ export function buildOverviewDashboard(): Dashboard {
         .includeAll(true),
     )
     .withVariable(
+      new QueryVariableBuilder('location')
+        .label('Location')
+        .description(
+          'Where the monitors run (the location label, docs/deploy.md). All also shows series without one.',
+        )
+        .datasource(DATASOURCE)
+        .query(`label_values(${METRICS.pingUp.name}, location)`)
+        .definition(`label_values(${METRICS.pingUp.name}, location)`)
+        .refresh(VariableRefresh.OnTimeRangeChanged)
+        .sort(VariableSort.AlphabeticalAsc)
+        .multi(true)
+        .includeAll(true)
+        .allValue('.*'),
+    )
+    .withVariable(
       new QueryVariableBuilder('instance')
         .label('Monitor instance')
         .description('Running isa-monitor instances (vantage points).')
@@ -1050,6 +1153,7 @@ export function buildOverviewDashboard(): Dashboard {
 
   addSections(builder, [
     statusSection(),
+    locationsSection(),
     latencySection(),
     lifecycleSection(),
     analyticsSection(),

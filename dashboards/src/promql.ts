@@ -38,6 +38,7 @@ export const MONITOR_JOB = 'isa-monitor';
 export const VARIABLES = {
   environment: '$environment',
   instance: '$instance',
+  location: '$location',
   interval: '$__interval',
   rateInterval: '$__rate_interval',
   range: '$__range',
@@ -62,6 +63,11 @@ export const PROMETHEUS_METRICS = {
 
 const ENVIRONMENT_MATCHER = `environment=~"${VARIABLES.environment}"`;
 const INSTANCE_MATCHER = `instance=~"${VARIABLES.instance}"`;
+/**
+ * Every series may carry `location` (a config key or a target label, docs/metrics.md); the
+ * variable's "All" is `.*`, which also matches series without one.
+ */
+const LOCATION_MATCHER = `location=~"${VARIABLES.location}"`;
 
 /** Escapes a value for a double-quoted PromQL string. */
 function quote(value: string): string {
@@ -85,7 +91,7 @@ function renderSelector(name: string, labels: readonly string[], matchers: objec
     .filter((entry): entry is [string, Matcher<string>] => entry[1] !== undefined)
     .map(([label, matcher]) => renderMatcher(label, matcher));
   if (labels.includes('environment')) parts.push(ENVIRONMENT_MATCHER);
-  parts.push(INSTANCE_MATCHER);
+  parts.push(INSTANCE_MATCHER, LOCATION_MATCHER);
   return `${name}{${parts.join(', ')}}`;
 }
 
@@ -110,12 +116,12 @@ export function selectHistogram<D extends HistogramDefinition>(
 export function selectRuntime(
   name: (typeof RUNTIME_METRICS)[keyof typeof RUNTIME_METRICS],
 ): string {
-  return `${name}{job=${quote(MONITOR_JOB)}, ${INSTANCE_MATCHER}}`;
+  return `${name}{job=${quote(MONITOR_JOB)}, ${INSTANCE_MATCHER}, ${LOCATION_MATCHER}}`;
 }
 
 /** The monitor's scrape health, as the `IsaMonitorDown` alert sees it. */
 export function selectMonitorUp(): string {
-  return `${PROMETHEUS_METRICS.up}{job=${quote(MONITOR_JOB)}, ${INSTANCE_MATCHER}}`;
+  return `${PROMETHEUS_METRICS.up}{job=${quote(MONITOR_JOB)}, ${INSTANCE_MATCHER}, ${LOCATION_MATCHER}}`;
 }
 
 /**

@@ -123,6 +123,8 @@ export interface Interpolation {
   environment: string;
   /** `$instance`, a regex like `$environment`. */
   instance: string;
+  /** `$location`: `.*` for All, which also matches series without a `location` label. */
+  location: string;
 }
 
 /** Wide enough for one-minute pings, matches every environment and instance. */
@@ -132,6 +134,7 @@ export const DEFAULT_INTERPOLATION: Interpolation = {
   range: '1h',
   environment: '.+',
   instance: '.+',
+  location: '.*',
 };
 
 /**
@@ -146,6 +149,7 @@ export function interpolate(expr: string, values: Partial<Interpolation> = {}): 
     __range: v.range,
     environment: v.environment,
     instance: v.instance,
+    location: v.location,
   };
   return expr.replace(/\$\{(\w+)\}|\$(\w+)/g, (match, braced?: string, bare?: string) => {
     const name = braced ?? bare ?? '';

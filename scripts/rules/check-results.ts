@@ -24,7 +24,12 @@ import {
   type LifecycleResult,
   type QualifyOutcome,
 } from '../../src/checks/lifecycle.js';
-import { pingCheck, type PingFacts, type PingResult } from '../../src/checks/ping.js';
+import {
+  CONFIRM_TRIGGER_RESULTS,
+  pingCheck,
+  type PingFacts,
+  type PingResult,
+} from '../../src/checks/ping.js';
 import {
   formatProblems,
   validateConfigDocument,
@@ -32,6 +37,7 @@ import {
 } from '../../src/config/index.js';
 import type { Recorder } from '../../src/metrics/recorder.js';
 import type { ContractResult } from '../../src/vocabulary.js';
+import { confirmEvents, type PingOutcome, type ScheduledPing } from './confirm-sequence.js';
 import { NO_EVENT, expandTimeline, type EnvironmentSpec } from './scenarios.js';
 
 /** What one ping event is: its result, how long it took (timeouts at elapsed time), its status. */
@@ -118,7 +124,11 @@ export function environmentConfigs(
               critical: ms(t.critical),
             },
           }),
-          ping: { interval: ms(spec.interval ?? 60) },
+          // Confirmation pings only where the scenario says what the API answers them.
+          ping: {
+            interval: ms(spec.interval ?? 60),
+            confirm: { enabled: spec.confirm !== undefined },
+          },
           // Lifecycle runs are synthetic here; the check only needs a valid section.
           lifecycle: { addresses: [{ street1: '2 Pending Ave', zip: '80202' }] },
           // Off by default, as in a config file: on only where the scenario has its timeline.
@@ -142,13 +152,19 @@ export function environmentEvents(
   minutes: number,
 ): RecordedEvent[] {
   const events: RecordedEvent[] = [];
+  const scheduled: Array<ScheduledPing & { ping: (typeof PING_EVENTS)[string] }> = [];
+  const critical = spec.thresholds?.critical ?? 1;
   expandTimeline(spec.ping ?? '', minutes, 'ok').forEach((event, m) => {
     const ping = pingEvent(event);
     if (!ping) return;
     const start = m * 60 + 1;
     const result = pingResult(environment, ping, start);
     events.push({ at: start + ping.seconds, record: (r) => r.recordResult(result) });
+    scheduled.push({ start, ping, ...outcome(ping, critical) });
   });
+  if (spec.confirm !== undefined) {
+    events.push(...confirmationEvents(environment, spec.confirm, scheduled, critical, minutes));
+  }
   expandTimeline(spec.lifecycle ?? '', minutes, NO_EVENT).forEach((event, m) => {
     const outcome = lifecycleEvent(event);
     if (!outcome) return;
@@ -193,6 +209,69 @@ export function environmentEvents(
       events.push({ at: m * 60 + 50, record: (r) => r.recordUnrecoverable(environment, n) });
   });
   return events;
+}
+
+/** How the paging rules see a ping event: slow, failed, and how long it ran. */
+function outcome(ping: (typeof PING_EVENTS)[string], critical: number): PingOutcome {
+  return {
+    slow: ping.seconds > critical,
+    failed: (CONFIRM_TRIGGER_RESULTS as readonly string[]).includes(ping.result),
+    seconds: ping.seconds,
+  };
+}
+
+/**
+ * The confirmation pings and sequence events the daemon's policy makes of the scheduled pings,
+ * each confirmation ping answered by the event of its 10-second slot in `slots`.
+ */
+function confirmationEvents(
+  environment: string,
+  slots: string,
+  scheduled: ReadonlyArray<ScheduledPing>,
+  critical: number,
+  minutes: number,
+): RecordedEvent[] {
+  const answers = expandTimeline(slots, minutes * 6, 'ok');
+  const answer = (t: number) => {
+    const ping = pingEvent(answers[Math.floor(t / 10)] ?? 'ok') ?? PING_EVENTS['ok'];
+    if (!ping) throw new Error('no ok ping event');
+    return { ...outcome(ping, critical), ping };
+  };
+  const events: RecordedEvent[] = [];
+  for (const e of confirmEvents(scheduled, answer)) {
+    if (e.kind === 'ping') {
+      if (e.start >= minutes * 60) continue;
+      const result = { ...pingResult(environment, e.outcome.ping, e.start), followUp: true };
+      events.push({ at: e.start + e.outcome.seconds, record: (r) => r.recordResult(result) });
+    } else {
+      const event =
+        e.kind === 'started'
+          ? ({ type: 'started' } as const)
+          : ({ type: 'ended', end: e.end } as const);
+      events.push({
+        at: e.at,
+        record: (r) => r.recordFollowUp(environment, pingCheck.name, event),
+      });
+    }
+  }
+  return events;
+}
+
+/** The control probe's results, one per minute at m:30: 1 (ok), 0 (a timeout) or `-`. */
+export function controlEvents(control: string | undefined, minutes: number): RecordedEvent[] {
+  if (control === undefined) return [];
+  return expandTimeline(control, minutes, NO_EVENT).flatMap((v, m) => {
+    if (v === NO_EVENT) return [];
+    if (v !== '0' && v !== '1') throw new Error(`control must be 1, 0 or -, got "${v}"`);
+    const at = m * 60 + 30;
+    return [
+      {
+        at,
+        record: (r: Recorder) =>
+          v === '1' ? r.recordControlProbe('ok', 50) : r.recordControlProbe('timeout', 5000),
+      },
+    ];
+  });
 }
 
 /** The monitor-wide events of a scenario: the session ledger's writability per minute. */

@@ -1,15 +1,17 @@
 /**
- * When the monitor sends confirmation pings, modelled after the daemon's rules (docs/checks.md,
- * `ping.confirm`): a scheduled ping that is slower than the critical threshold or fails with a
- * server error, a timeout or a network error starts a sequence, or restarts the window of the
- * running one. The sequence pings every `interval`; it ends after `successes` good confirmation
- * pings in a row (result ok and not critical) or when `window` has passed since the last
- * scheduled ping that started it. A tick that falls while a scheduled ping or the previous
- * confirmation ping is still running is skipped, never queued.
+ * When the monitor sends confirmation pings: the daemon's own follow-up state machine
+ * (`src/scheduler/follow-up.ts`) driven on a number clock the way the scheduler drives it
+ * (`src/scheduler/scheduler.ts`): a scheduled ping that is slower than the critical threshold or
+ * fails with a server error, a timeout or a network error starts a sequence (or restarts its
+ * window); a tick every `interval` after the start runs a confirmation ping unless the scheduled
+ * ping or the previous confirmation ping is still running, or the next scheduled ping is due
+ * within the ping deadline (then it is skipped, never queued); `successes` good confirmation pings
+ * in a row, or the window, end it.
  *
- * The rule-test generator and the noise simulation both use this, so the confirmation pings the
- * rules are tested on are the ones the daemon's policy makes. Times are in seconds.
+ * The rule-test generator and the page simulation both use this, so the rules are tested on the
+ * confirmation pings the daemon's policy makes. Times are in seconds.
  */
+import { FollowUpSequence } from '../../src/scheduler/follow-up.js';
 
 /** One ping's outcome as the paging rules see it. */
 export interface PingOutcome {
@@ -29,74 +31,82 @@ export interface ConfirmPolicy {
   interval: number;
   window: number;
   successes: number;
+  /**
+   * A tick is skipped when the next scheduled ping starts within this many seconds (the ping's
+   * deadline: its 10 s timeout plus 1 s, docs/configuration.md "Traffic cost").
+   */
+  deadline: number;
 }
 
-export const DEFAULT_CONFIRM_POLICY: ConfirmPolicy = { interval: 10, window: 180, successes: 3 };
+export const DEFAULT_CONFIRM_POLICY: ConfirmPolicy = {
+  interval: 10,
+  window: 180,
+  successes: 3,
+  deadline: 11,
+};
 
 export type ConfirmEvent<T> =
   | { kind: 'ping'; start: number; outcome: T }
   | { kind: 'started'; at: number }
   | { kind: 'ended'; at: number; end: 'recovered' | 'window_elapsed' };
 
+const bad = (o: PingOutcome) => o.slow || o.failed;
+
 /**
- * The confirmation pings and sequence events that `scheduled` pings (in start order) cause.
- * `answer(t)` is what a confirmation ping started at second `t` gets from the API.
+ * The confirmation pings and sequence events that `scheduled` pings (in start order, one at a
+ * time) cause. `answer(t)` is what a confirmation ping started at second `t` gets from the API.
  */
 export function confirmEvents<T extends PingOutcome>(
   scheduled: ReadonlyArray<ScheduledPing>,
   answer: (t: number) => T,
   policy: ConfirmPolicy = DEFAULT_CONFIRM_POLICY,
 ): Array<ConfirmEvent<T>> {
+  const sequence = new FollowUpSequence({
+    intervalMs: policy.interval * 1000,
+    windowMs: policy.window * 1000,
+    successes: policy.successes,
+  });
   const out: Array<ConfirmEvent<T>> = [];
-  let active = false;
-  let deadline = 0;
-  let nextTick = 0;
-  let good = 0;
-  let busyUntil = 0; // the running confirmation ping's end
-  let last = -1; // the last scheduled ping started at or before the tick (ticks only go forward)
+  let nextTick = Infinity;
+  let running: { end: number; outcome: T } | null = null;
+  let i = 0; // the next scheduled ping to finish
 
-  const runningScheduled = (t: number): boolean => {
-    while (last + 1 < scheduled.length && (scheduled[last + 1] as ScheduledPing).start <= t) last++;
-    const s = scheduled[last];
-    return s !== undefined && t < s.start + s.seconds;
-  };
-
-  // Ticks due before the next scheduled ping ends; stops at `until`.
-  const tickUntil = (until: number) => {
-    while (active && nextTick < until) {
-      if (nextTick >= deadline) {
-        out.push({ kind: 'ended', at: deadline, end: 'window_elapsed' });
-        active = false;
-        return;
+  for (;;) {
+    const ping = scheduled[i];
+    const scheduledEnd = ping ? ping.start + ping.seconds : Infinity;
+    const next = Math.min(scheduledEnd, nextTick, running?.end ?? Infinity);
+    if (next === Infinity) break;
+    if (running && running.end === next) {
+      // A confirmation ping finished: its verdict may end the sequence.
+      if (sequence.result(!bad(running.outcome)) === 'recovered') {
+        out.push({ kind: 'ended', at: next, end: 'recovered' });
+        nextTick = Infinity;
       }
+      running = null;
+    } else if (next === scheduledEnd && ping) {
+      i++;
+      if (sequence.scheduled(next * 1000, bad(ping)) === 'started') {
+        out.push({ kind: 'started', at: next });
+        nextTick = next + policy.interval;
+      }
+    } else {
       const t = nextTick;
-      nextTick += policy.interval;
-      if (t < busyUntil || runningScheduled(t)) continue;
+      const verdict = sequence.tick(t * 1000);
+      if (verdict === 'window_elapsed') out.push({ kind: 'ended', at: t, end: 'window_elapsed' });
+      if (verdict !== 'run') {
+        nextTick = Infinity;
+        continue;
+      }
+      nextTick = t + policy.interval;
+      const current = scheduled[i];
+      const scheduledRunning = current !== undefined && current.start <= t;
+      // Scheduled pings run one at a time: the next to start is the unfinished one, or the one after.
+      const nextStart = (scheduledRunning ? scheduled[i + 1] : current)?.start ?? Infinity;
+      if (running || scheduledRunning || nextStart - t <= policy.deadline) continue;
       const outcome = answer(t);
       out.push({ kind: 'ping', start: t, outcome });
-      busyUntil = t + outcome.seconds;
-      if (!outcome.slow && !outcome.failed) good++;
-      else good = 0;
-      if (good >= policy.successes) {
-        out.push({ kind: 'ended', at: busyUntil, end: 'recovered' });
-        active = false;
-        return;
-      }
-    }
-  };
-
-  for (const ping of scheduled) {
-    const end = ping.start + ping.seconds;
-    tickUntil(end);
-    if (!ping.slow && !ping.failed) continue;
-    deadline = end + policy.window;
-    if (!active) {
-      active = true;
-      good = 0;
-      nextTick = end + policy.interval;
-      out.push({ kind: 'started', at: end });
+      running = { end: t + outcome.seconds, outcome };
     }
   }
-  tickUntil(Infinity);
   return out;
 }

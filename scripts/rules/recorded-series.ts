@@ -15,6 +15,7 @@ import { createMetrics } from '../../src/metrics/registry.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import {
   environmentConfigs,
+  controlEvents,
   environmentEvents,
   monitorEvents,
   type RecordedEvent,
@@ -52,7 +53,7 @@ export async function recordSeries(
 ): Promise<Series[]> {
   const series: Series[] = [];
   for (const one of scenarioMonitors(scenario, target)) {
-    series.push(...(await recordMonitor(one.monitor, scrapeSeconds, one.target, keep)));
+    series.push(...(await recordMonitor(one.monitor, scrapeSeconds, one.target, keep, one)));
   }
   return series;
 }
@@ -63,6 +64,7 @@ async function recordMonitor(
   scrapeSeconds: number,
   target: Target,
   keep: (name: string) => boolean,
+  where: { location?: string; control?: string } = {},
 ): Promise<Series[]> {
   const minutes = scenarioMinutes(scenario);
   const monitor = monitorTimeline(scenario);
@@ -76,23 +78,29 @@ async function recordMonitor(
     })),
     build: { version: '0.0.0', revision: 'test', nodejs: process.version },
     collectDefaultMetrics: false,
+    location: where.location ?? null,
+    control: where.control !== undefined,
   });
   const recorder = new Recorder(metrics);
   for (const env of configs) recorder.describeEnvironment(env);
   // Stable sort: events of the same second keep their timeline order.
   const events: RecordedEvent[] = [
     ...monitorEvents(scenario.ledger, minutes),
+    ...controlEvents(where.control, minutes),
     ...environments.flatMap(([name, spec]) => environmentEvents(name, spec, minutes)),
   ].sort((a, b) => a.at - b.at);
 
   // Only the families the rules read are rendered: rendering is the slow part of a long scenario.
-  const families = metrics.registry
-    .getMetricsAsArray()
-    .map((m) => m.name)
-    .filter((name) => ['', '_bucket', '_count', '_sum'].some((suffix) => keep(name + suffix)));
+  // Listed at every render: a family may join the registry later (the control probe's success
+  // gauge joins at the first probe).
+  const families = () =>
+    metrics.registry
+      .getMetricsAsArray()
+      .map((m) => m.name)
+      .filter((name) => ['', '_bucket', '_count', '_sum'].some((suffix) => keep(name + suffix)));
   const render = async () =>
     (
-      await Promise.all(families.map((name) => metrics.registry.getSingleMetricAsString(name)))
+      await Promise.all(families().map((name) => metrics.registry.getSingleMetricAsString(name)))
     ).join('\n');
 
   const scrapes = Math.floor((minutes * 60) / scrapeSeconds) + 1;

@@ -44,6 +44,12 @@ const environmentSchema = z
     analytics: z.string().optional(),
     /** Provider-list fetches: the number of providers listed, or `-` (no fetch that minute). */
     providers: z.string().optional(),
+    /**
+     * Confirmation pings on (`ping.confirm`), and what the API answers them: one ping event per
+     * 10-second slot (`18*ok 6*slow_critical`, padded with ok). When they happen follows from the
+     * scheduled pings (`confirm-sequence.ts`). Without it, confirmation is off.
+     */
+    confirm: z.string().optional(),
     /** Coverage runs: a result of `isa_coverage_runs_total` per minute, or `-`. */
     coverage: z.string().optional(),
     thresholds: z
@@ -61,6 +67,10 @@ const environmentSchema = z
 const locationSchema = z
   .object({
     monitor: z.string().optional(),
+    /** Where the `location` label comes from: a target label (default) or the config key. */
+    label: z.enum(['target', 'config']).default('target'),
+    /** Control probe results per minute (at m:30): 1 (ok), 0 (timeout) or `-`; absent: no control. */
+    control: z.string().optional(),
     environments: z.record(z.string(), environmentSchema),
   })
   .strict();
@@ -115,7 +125,7 @@ export type Target = ScenarioFile['target'] & Record<string, string>;
 export function scenarioMonitors(
   scenario: Scenario,
   target: ScenarioFile['target'],
-): Array<{ monitor: Scenario; target: Target }> {
+): Array<{ monitor: Scenario; target: Target; location?: string; control?: string }> {
   if (scenario.locations === undefined) return [{ monitor: scenario, target }];
   const host = target.instance.replace(/:\d+$/, '');
   return Object.entries(scenario.locations).map(([location, spec], i) => ({
@@ -125,7 +135,13 @@ export function scenarioMonitors(
       environments: spec.environments,
       locations: undefined,
     },
-    target: { ...target, instance: `${host}:${9464 + i}`, location },
+    target: {
+      ...target,
+      instance: `${host}:${9464 + i}`,
+      ...(spec.label === 'target' && { location }),
+    },
+    ...(spec.label === 'config' && { location }),
+    ...(spec.control !== undefined && { control: spec.control }),
   }));
 }
 

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { seededRandom } from '../../src/simulator/random.js';
 import { confirmEvents, type PingOutcome, type ScheduledPing } from './confirm-sequence.js';
 import { REPO_ROOT, RULES_PATH } from './gen-rule-tests.js';
 import { evaluatePages, loadCondition, type CountedPing, type Page } from './page-evaluator.js';
@@ -73,17 +74,8 @@ export function pagingRule(
     : loadCondition(rulesText, `environment:isa_ping_${name}:condition`, alert, 'scheduled');
 }
 
-/** A seeded generator of numbers in [0, 1) (mulberry32): the same seed, the same 30 days. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator of numbers in [0, 1): the same seed, the same 30 days. */
+export const random = seededRandom;
 
 /**
  * Noise: every scheduled ping, and every confirmation ping on its own draw, is bad with

@@ -140,17 +140,22 @@ describe('inhibitions in a real Alertmanager', () => {
     expect(response.status, await response.text()).toBe(200);
   }
 
-  /** `alertname/environment` → active | suppressed, once the inhibitor has settled on `expected`. */
-  async function states(expected: Record<string, string>): Promise<Record<string, string>> {
+  /**
+   * Active or suppressed per alert, keyed by `key` (by default alertname/environment/severity),
+   * among the alerts `filter` keeps, once the inhibitor has settled on `expected`.
+   */
+  async function states(
+    expected: Record<string, string>,
+    key: (labels: Record<string, string>) => string = (l) =>
+      `${l['alertname']}/${l['environment'] ?? '-'}/${l['severity']}`,
+    filter: (labels: Record<string, string>) => boolean = () => true,
+  ): Promise<Record<string, string>> {
     const deadline = Date.now() + 10_000;
     let seen: Record<string, string> = {};
     do {
       const alerts = (await (await fetch(`${base}/api/v2/alerts`)).json()) as ApiAlert[];
       seen = Object.fromEntries(
-        alerts.map((a) => [
-          `${a.labels['alertname']}/${a.labels['environment'] ?? '-'}/${a.labels['severity']}`,
-          a.status.state,
-        ]),
+        alerts.filter((a) => filter(a.labels)).map((a) => [key(a.labels), a.status.state]),
       );
       if (
         JSON.stringify(Object.entries(seen).sort()) ===
@@ -210,30 +215,6 @@ describe('inhibitions in a real Alertmanager', () => {
     expect(await states(expected)).toEqual(expected);
   });
 
-  /** Active or suppressed, per alert whose labels match `filter`, keyed by alertname/instance. */
-  async function settled(
-    filter: (labels: Record<string, string>) => boolean,
-    expected: Record<string, string>,
-  ): Promise<Record<string, string>> {
-    const deadline = Date.now() + 10_000;
-    let seen: Record<string, string> = {};
-    do {
-      const alerts = (await (await fetch(`${base}/api/v2/alerts`)).json()) as ApiAlert[];
-      seen = Object.fromEntries(
-        alerts
-          .filter((a) => filter(a.labels))
-          .map((a) => [`${a.labels['alertname']}/${a.labels['instance'] ?? '-'}`, a.status.state]),
-      );
-      if (
-        JSON.stringify(Object.entries(seen).sort()) ===
-        JSON.stringify(Object.entries(expected).sort())
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 100));
-    } while (Date.now() < deadline);
-    return seen;
-  }
-
   it("mutes a down monitor's own alerts, not the page the other locations vote for", async () => {
     const dr = (alertname: string, severity: string, instance?: string) => ({
       alertname,
@@ -261,7 +242,8 @@ describe('inhibitions in a real Alertmanager', () => {
     };
     const inScope = (l: Record<string, string>) =>
       l['environment'] === 'dr' || l['alertname'] === 'IsaMonitorDown';
-    expect(await settled(inScope, expected)).toEqual(expected);
+    const byInstance = (l: Record<string, string>) => `${l['alertname']}/${l['instance'] ?? '-'}`;
+    expect(await states(expected, byInstance, inScope)).toEqual(expected);
   });
 
   it('sends one notification per alert and environment, whatever the locations', async () => {

@@ -276,7 +276,7 @@ ${checks.map((c) => `      - { at: 1m, alert: ${c.alert}, firing: [${c.firing}] 
     const text = await generate([
       {
         alert: 'IsaApiDown',
-        firing: '{ environment: production, severity: critical, value: 5.13 }',
+        firing: '{ environment: production, severity: warning, value: 5.13 }',
       },
     ]);
     expect(text).toContain(
@@ -285,7 +285,7 @@ ${checks.map((c) => `      - { at: 1m, alert: ${c.alert}, firing: [${c.firing}] 
     expect(text).toContain(
       'runbook_url: https://github.com/isa-monitor/isa-monitor/blob/main/docs/runbooks.md#isaapidown',
     );
-    expect(text).toContain('severity: critical');
+    expect(text).toContain('severity: warning');
     expect(text).toContain('instance: 127.0.0.1:9464');
   });
 

@@ -102,7 +102,7 @@ scenarios:
       - at: 16m15s
         alert: IsaApiLatencyHigh
         firing:
-          - { environment: production, severity: critical, value: 4 }
+          - { environment: production, instance: null, pings: scheduled, severity: critical, value: 4 }
 `;
     const path = join(dir, 'wrong.yaml');
     const text = await generateRuleTests(scenario, rulesText, {

@@ -24,10 +24,11 @@ function rulesOf(text: string): Rule[] {
 /** Every range window and `# seconds` literal of an expression, in order, in milliseconds. */
 function timesOf(expr: string): number[] {
   const times: number[] = [];
-  for (const m of expr.matchAll(/\[(\w+)(?::(\w+))?\]|([\d.]+) # seconds/g)) {
+  for (const m of expr.matchAll(/\[(\w+)(?::(\w+))?\]|([\d.]+) # seconds|offset (\w+)/g)) {
     if (m[1]) times.push(parseDuration(m[1]));
     if (m[2]) times.push(parseDuration(m[2]));
     if (m[3]) times.push(Math.round(Number(m[3]) * 1000));
+    if (m[4]) times.push(parseDuration(m[4]));
   }
   return times;
 }
@@ -112,7 +113,7 @@ describe('scaleRules on the real rules', () => {
       // Everything but the time constants is untouched.
       const strip = (r: Rule) => ({
         ...r,
-        expr: r.expr.replace(/\[[^\]]*\]|[\d.]+ # seconds/g, 'T'),
+        expr: r.expr.replace(/\[[^\]]*\]|[\d.]+ # seconds|offset \w+/g, 'T'),
         for: 0,
         keep_firing_for: 0,
       });

@@ -38,14 +38,17 @@ describe('overview dashboard identity', () => {
     expect(OVERVIEW_UID).toBe('isa-monitor-overview');
   });
 
-  it('has the datasource, environment and instance variables', () => {
+  it('has the datasource, environment, location and instance variables', () => {
     const variables = overview?.dashboard.templating.list ?? [];
     expect(variables.map((variable) => variable.name)).toEqual([
       'datasource',
       'environment',
+      'location',
       'instance',
     ]);
-    const [datasource, environment, instance] = variables;
+    const [datasource, environment, location, instance] = variables;
+    // All must also match series without a location label (one unlabelled monitor).
+    expect(location).toMatchObject({ type: 'query', includeAll: true, allValue: '.*' });
     expect(datasource).toMatchObject({ type: 'datasource', query: 'prometheus' });
     expect(environment).toMatchObject({
       type: 'query',
