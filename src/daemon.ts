@@ -44,9 +44,25 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** Starts the server, then the measurement engine; resolves once schedules are running. */
+/**
+ * Starts the measurement engine and, meanwhile, the registry and the server; resolves once both
+ * run and the schedules are started.
+ */
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { config, logger } = opts;
+  // The measurement thread starts first: its start-up (modules, environments, one cron task per
+  // environment and check) runs on the other core while this thread builds the registry and
+  // binds the server. Its events wait for `deliver`, which is set below, before this function
+  // first yields, so none can arrive early.
+  let deliver: (event: MeasurementEvent) => void = () => {};
+  const measurementStarted = startMeasurement(
+    { config, userAgent: `isa-monitor/${opts.build.version}` },
+    (event) => deliver(event),
+    opts.measurement ?? 'worker',
+    opts.workerEntry,
+  );
+  // Awaited below; until then a failed start must not count as an unhandled rejection.
+  measurementStarted.catch(() => {});
   const metrics = createMetrics({
     environments: config.environments.map((env) => ({
       name: env.name,
@@ -82,20 +98,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     isReady: () => ready,
     logger,
   });
-  const server = await listenBounded(app, {
-    host: config.listen.host,
-    port: config.listen.port,
-    logger,
-    onReject: (reason) => metrics.serverConnectionsRejected.inc({ reason }),
-  });
-  const address = server.address() as AddressInfo;
-  const url = `http://${formatHost(address.address)}:${address.port}`;
-  logger.info(
-    // `url` last: tests and scripts read it from the line right before the message.
-    { page: `${url}/`, url },
-    'serving /metrics, /healthz, /readyz, /api/status, /api/history and the status page at /',
-  );
-
   const onEvent = (event: MeasurementEvent): void => {
     switch (event.type) {
       case 'result':
@@ -159,14 +161,35 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     }
   };
 
+  deliver = onEvent;
+
+  let server: Server;
+  try {
+    server = await listenBounded(app, {
+      host: config.listen.host,
+      port: config.listen.port,
+      logger,
+      onReject: (reason) => metrics.serverConnectionsRejected.inc({ reason }),
+    });
+  } catch (err) {
+    // No server, no daemon: the measurement thread stops too (it may not have started at all).
+    await measurementStarted.then(
+      (measurement) => measurement.stop(0),
+      () => {},
+    );
+    throw err;
+  }
+  const address = server.address() as AddressInfo;
+  const url = `http://${formatHost(address.address)}:${address.port}`;
+  logger.info(
+    // `url` last: tests and scripts read it from the line right before the message.
+    { page: `${url}/`, url },
+    'serving /metrics, /healthz, /readyz, /api/status, /api/history and the status page at /',
+  );
+
   let measurement: MeasurementHost;
   try {
-    measurement = await startMeasurement(
-      { config, userAgent: `isa-monitor/${opts.build.version}` },
-      onEvent,
-      opts.measurement ?? 'worker',
-      opts.workerEntry,
-    );
+    measurement = await measurementStarted;
   } catch (err) {
     await closeServer(server);
     throw err;

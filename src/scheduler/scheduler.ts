@@ -1,12 +1,13 @@
 /**
- * One node-cron task per environment and check. Runs of the same check never overlap (a run that
- * would is counted as skipped with reason `overlap`); while the API's Retry-After is in force,
- * runs are skipped with `rate_limit_backoff`; when the request budget could not serve a run in
- * time, with `budget`. Each task gets a random but fixed start offset inside its interval, so the
- * environments do not fire together. The whole seconds of the offset are in the cron expression;
- * cron cannot express the rest, under a second, so each tick waits that long before it fires:
- * without it, at 1000 environments on 60 s pings some 17 runs would start in the same millisecond
- * of every second, one after another, and the last of them measurably late.
+ * One schedule per environment and check, driven by node-cron. Runs of the same check never
+ * overlap (a run that would is counted as skipped with reason `overlap`); while the API's
+ * Retry-After is in force, runs are skipped with `rate_limit_backoff`; when the request budget
+ * could not serve a run in time, with `budget`. Each schedule gets a random but fixed start offset
+ * inside its interval, so the environments do not fire together. The whole seconds of the offset
+ * are in the cron expression; cron cannot express the rest, under a second, so each tick waits
+ * that long before it fires: without it, at 1000 environments on 60 s pings some 17 runs would
+ * start in the same millisecond of every second, one after another, and the last of them
+ * measurably late.
  *
  * A check with follow-up runs (`Check.followUp`, e.g. confirmation pings) also gets one
  * `FollowUpSequence` per environment: a scheduled result that starts one arms a timer, and each
@@ -77,9 +78,16 @@ export class Scheduler {
 
   constructor(private readonly opts: SchedulerOptions) {}
 
-  /** Creates and starts every task. */
+  /**
+   * Creates and starts the tasks: one node-cron task per distinct expression, ticking every run
+   * that shares it. At 1000 environments on 60 s pings that is at most 60 tasks instead of 1000:
+   * node-cron parses its expression and works out the next date, with time-zone arithmetic, per
+   * task at start and at every firing, which at one task per run was the largest part of the
+   * start-up (bench/README.md, scale mode).
+   */
   start(): void {
     const random = this.opts.random ?? Math.random;
+    const byCron = new Map<string, Array<() => void>>();
     for (const env of this.opts.environments) {
       for (const check of this.opts.checks) {
         if (!env.enabled(check)) continue;
@@ -87,10 +95,9 @@ export class Scheduler {
         const offsetMs = Math.floor(random() * interval);
         const cron = cronWithOffset(interval, offsetMs);
         if (cron === null) throw new Error(`interval ${interval} ms cannot be scheduled by cron`);
-        const task = createTask(cron, () => this.tick(env, check, offsetMs % 1000), {
-          name: `${env.name}/${check.name}`,
-        });
-        this.tasks.push(task);
+        const ticks = byCron.get(cron) ?? [];
+        ticks.push(() => this.tick(env, check, offsetMs % 1000));
+        byCron.set(cron, ticks);
         this.schedule.push({ environment: env.name, check: check.name, cron, offsetMs });
         const policy = check.followUp?.policy(env.section(check));
         if (policy) {
@@ -98,8 +105,14 @@ export class Scheduler {
           const state = { env, check, sequence, offsetMs, timer: null, running: null };
           this.followUps.set(`${env.name}/${check.name}`, state);
         }
-        void task.start();
       }
+    }
+    for (const [cron, ticks] of byCron) {
+      const task = createTask(cron, () => {
+        for (const tick of ticks) tick();
+      });
+      this.tasks.push(task);
+      void task.start();
     }
   }
 

@@ -47,6 +47,21 @@ export interface StatusDocument {
   environments: Record<string, Record<string, CheckStatus>>;
 }
 
+/** Most runs per environment and check one `/api/status` answer carries: everything kept. */
+export const MAX_STATUS_LIMIT = 60;
+/** Runs per environment and check when the query names no `limit`. */
+export const DEFAULT_STATUS_LIMIT = 10;
+
+/** What one `/api/status` answer covers; every field narrows it. */
+export interface StatusQuery {
+  environment?: string;
+  check?: string;
+  /** Only runs of this outcome in `runs` (`last` stays the newest run). */
+  outcome?: 'pass' | 'fail';
+  /** At most this many runs per environment and check, the newest; default `DEFAULT_STATUS_LIMIT`. */
+  limit?: number;
+}
+
 export interface StatusHistoryOptions {
   /** Successful runs kept per environment and check; default 10. */
   successesPerCheck?: number;
@@ -103,16 +118,35 @@ export class StatusHistory {
     this.dropOldFailures(history);
   }
 
-  /** The `/api/status` document: a copy, safe to serialise while runs keep arriving. */
-  snapshot(): StatusDocument {
+  /** Whether `environment` is listed (configured, or has had a run). */
+  hasEnvironment(environment: string): boolean {
+    return this.histories.has(environment);
+  }
+
+  /**
+   * The `/api/status` document, narrowed by `query`: a copy, safe to serialise while runs keep
+   * arriving. Only the selected histories are read, so one environment's answer costs the same
+   * at 1000 environments as at one.
+   */
+  snapshot(query: StatusQuery = {}): StatusDocument {
+    const limit = query.limit ?? DEFAULT_STATUS_LIMIT;
     const environments: StatusDocument['environments'] = {};
-    for (const [environment, checks] of this.histories) {
+    const selected =
+      query.environment === undefined
+        ? this.histories
+        : new Map([[query.environment, this.histories.get(query.environment) ?? new Map()]]);
+    for (const [environment, checks] of selected) {
       const byCheck: Record<string, CheckStatus> = {};
       for (const [check, history] of checks) {
+        if (query.check !== undefined && check !== query.check) continue;
         this.dropOldFailures(history);
-        const runs = [...history.successes, ...history.failures].sort(
-          (a, b) => b.startedAt - a.startedAt,
-        );
+        const kept =
+          query.outcome === 'pass'
+            ? history.successes
+            : query.outcome === 'fail'
+              ? history.failures
+              : [...history.successes, ...history.failures];
+        const runs = [...kept].sort((a, b) => b.startedAt - a.startedAt).slice(0, limit);
         byCheck[check] = {
           last: history.last === null ? null : toCheckJson(history.last),
           runs: runs.map(toCheckJson),

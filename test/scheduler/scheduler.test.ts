@@ -153,6 +153,56 @@ describe('Scheduler', () => {
     ]);
   });
 
+  it('fires environments that share a cron expression each at its own offset', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+    });
+    vi.setSystemTime(new Date('2026-01-01T12:00:00.000Z'));
+    // Of a 10 s interval: 3.25 s and 3.9 s share second 3 (one cron task); 7.1 s has its own.
+    const fractions = [0.325, 0.39, 0.71];
+    const runtimes = await Promise.all(
+      ['a', 'b', 'c'].map(async (name) => {
+        const env = testEnvironment(sim.url, {
+          name,
+          ping: { intervalMs: 10_000, timeoutMs: 2_500 },
+          lifecycle: { enabled: false },
+        });
+        return (await testRuntime(env)).runtime;
+      }),
+    );
+    const starts: string[] = [];
+    let next = 0;
+    const scheduler = new Scheduler({
+      environments: runtimes,
+      checks: [instant, noLifecycle],
+      onResult: (r) => starts.push(`${r.environment} ${new Date(r.startedAt).toISOString()}`),
+      onSkip: () => {},
+      log: captureLogger().log,
+      random: () => fractions[next++]!,
+    });
+    scheduler.start();
+    expect(scheduler.schedule.map((s) => [s.environment, s.cron, s.offsetMs])).toEqual([
+      ['a', '3-59/10 * * * * *', 3250],
+      ['b', '3-59/10 * * * * *', 3900],
+      ['c', '7-59/10 * * * * *', 7100],
+    ]);
+    for (let elapsed = 0; elapsed < 20_000; elapsed += 1_000) {
+      await vi.advanceTimersByTimeAsync(1_000);
+      await vi.waitFor(() => expect(scheduler.running).toBe(0), { timeout: 5_000 });
+    }
+    vi.useRealTimers();
+    await scheduler.stop(1_000);
+    await Promise.all(runtimes.map((runtime) => runtime.close()));
+    expect(starts.sort()).toEqual([
+      'a 2026-01-01T12:00:03.250Z',
+      'a 2026-01-01T12:00:13.250Z',
+      'b 2026-01-01T12:00:03.900Z',
+      'b 2026-01-01T12:00:13.900Z',
+      'c 2026-01-01T12:00:07.100Z',
+      'c 2026-01-01T12:00:17.100Z',
+    ]);
+  });
+
   it('never overlaps runs of the same check, and counts the skipped ticks as overlap', async () => {
     const held = heldPing();
     const { runtime, scheduler, results, skips, nextResult } = await setUp(held.check);

@@ -1,3 +1,5 @@
+import { get as httpGet } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { Gauge, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,6 +85,23 @@ describe('GET /metrics', () => {
       expect(body).toContain('isa_ping_attempts_total{environment="production",result="ok"} 1');
       checkOpenMetricsStructure(body);
     }
+  });
+
+  it('gzips the metrics for a client that takes gzip, as Prometheus does', async () => {
+    const { url } = await start();
+    const get = async (encoding: string) => {
+      const res = await rawGet(`${url}/metrics`, { 'accept-encoding': encoding });
+      return { ...res, text: res.encoding === 'gzip' ? gunzipSync(res.body).toString() : '' };
+    };
+    const plain = await rawGet(`${url}/metrics`, { 'accept-encoding': 'identity' });
+    expect(plain.encoding).toBeUndefined();
+    const zipped = await get('gzip');
+    expect(zipped.encoding).toBe('gzip');
+    expect(zipped.vary).toMatch(/accept-encoding/i);
+    expect(zipped.body.length).toBeLessThan(plain.body.length / 4);
+    // Same document (the process metrics aside, which move between two scrapes).
+    const isa = (text: string) => text.split('\n').filter((l) => l.includes('isa_'));
+    expect(isa(zipped.text)).toEqual(isa(plain.body.toString()));
   });
 
   it('prefers Prometheus text when Accept ranks it higher or names nothing it knows', async () => {
@@ -209,6 +228,61 @@ describe('GET /api/status', () => {
     expect(doc.environments.sandbox?.ping).toEqual({ last: null, runs: [] });
   });
 
+  it('narrows the document to an environment, a check and an outcome', async () => {
+    const { url } = await start();
+    const doc = (await (
+      await fetch(`${url}/api/status?environment=production&check=ping&outcome=pass`)
+    ).json()) as StatusDocument;
+    expect(Object.keys(doc.environments)).toEqual(['production']);
+    const production = doc.environments.production!;
+    expect(Object.keys(production)).toEqual(['ping']);
+    // `last` stays the newest run; `runs` holds only the passes.
+    expect(production.ping?.last?.reason).toBe('timeout');
+    expect(production.ping?.runs.map((r) => r.outcome)).toEqual(['pass']);
+  });
+
+  it('bounds the runs of each check: the newest, 10 by default, at most 60', async () => {
+    const status = new StatusHistory({ environments: ['production'], failuresPerCheck: 100 });
+    const now = Date.now();
+    for (let i = 0; i < 70; i++) {
+      status.add(pingResult('timeout', { startedAt: now - 70_000 + i * 1000 }));
+    }
+    const { url } = await start({ status });
+    const runs = async (query: string) => {
+      const doc = (await (await fetch(`${url}/api/status${query}`)).json()) as StatusDocument;
+      return doc.environments.production?.ping?.runs ?? [];
+    };
+    expect(await runs('')).toHaveLength(10);
+    const two = await runs('?limit=2');
+    expect(two.map((r) => r.started_at)).toEqual([
+      new Date(now - 1000).toISOString(),
+      new Date(now - 2000).toISOString(),
+    ]);
+    expect(await runs('?limit=60')).toHaveLength(60);
+  });
+
+  it('refuses bad parameters with a message that names the parameter, not its value', async () => {
+    const { url } = await start();
+    for (const [query, status, message] of [
+      ['limit=0', 400, 'limit must be an integer from 1 to 60'],
+      ['limit=61', 400, 'limit must be an integer from 1 to 60'],
+      ['limit=ten', 400, 'limit must be an integer from 1 to 60'],
+      ['outcome=<b>', 400, 'outcome must be pass or fail'],
+      ['environment=a&environment=b', 400, 'each parameter may be given once'],
+      [
+        'env=production',
+        400,
+        'unknown parameter; this endpoint takes environment, check, outcome, limit',
+      ],
+      ['environment=<nowhere>', 404, 'no such environment'],
+      ['check=<nothing>', 404, 'no such check'],
+    ] as const) {
+      const res = await fetch(`${url}/api/status?${query}`);
+      expect(res.status, query).toBe(status);
+      expect(await res.json(), query).toEqual({ error: message });
+    }
+  });
+
   it('answers 500 and logs when the snapshot fails', async () => {
     const status = new StatusHistory();
     status.snapshot = () => {
@@ -248,6 +322,26 @@ describe('index and unknown paths', () => {
  * The structural rules of OpenMetrics that prom-client could get wrong: every sample belongs to a
  * declared family, counter families carry no _total while their samples do, one # EOF at the end.
  */
+/** A GET with exactly these headers (fetch would add its own Accept-Encoding and decode). */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ body: Buffer; encoding: string | undefined; vary: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({
+          body: Buffer.concat(chunks),
+          encoding: res.headers['content-encoding'],
+          vary: res.headers['vary'],
+        }),
+      );
+    }).on('error', reject);
+  });
+}
+
 function checkOpenMetricsStructure(body: string): void {
   const lines = body.split('\n');
   expect(lines.at(-1)).toBe('');

@@ -151,9 +151,11 @@ describe('StatusHistory', () => {
     const history = new StatusHistory({ now: () => at(500) });
     for (let i = 0; i < 60; i++) history.add(pingResult('timeout', { startedAt: at(i) }));
     for (let i = 60; i < 80; i++) history.add(pingResult('ok', { startedAt: at(i) }));
-    const runs = history.snapshot().environments.production?.ping?.runs ?? [];
+    const runs = history.snapshot({ limit: 60 }).environments.production?.ping?.runs ?? [];
     expect(runs.filter((r) => r.outcome === 'pass')).toHaveLength(10);
     expect(runs.filter((r) => r.outcome === 'fail')).toHaveLength(50);
+    // Without a limit, an answer carries the newest 10 of them.
+    expect(history.snapshot().environments.production?.ping?.runs).toEqual(runs.slice(0, 10));
   });
 
   it('returns a snapshot that later runs do not change', () => {
