@@ -60,6 +60,7 @@ export interface Simulator {
 export const FAULT_HEADER = 'x-isa-sim-fault';
 
 const ENV_PREFIX = /^\/env\/([A-Za-z0-9_.-]+)(\/[^?]*)?(\?.*)?$/;
+const VIA_PREFIX = /^\/via\/([A-Za-z0-9_.-]+)(\/[^?]*)?(\?.*)?$/;
 
 /** Which API operation a method and path address, or null for an unmatched route. */
 export function classifyEndpoint(method: string, path: string): SimEndpoint | null {
@@ -138,6 +139,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     const context: SimContext = {
       requestId: randomUUID(),
       environment: 'default',
+      via: null,
       endpoint: null,
       clientId: null,
       faults: null,
@@ -153,6 +155,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
           // The id the answer carries (header and error body): what a client reports back.
           requestId: ctx(res).requestId,
           environment: ctx(res).environment,
+          via: ctx(res).via,
           status: res.statusCode,
           faults: ctx(res).faults?.applied,
         },
@@ -175,8 +178,16 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     }),
   );
 
-  // `/env/<name>/...` serves the same API as `/` for the environment <name>.
+  // `/via/<path>/...` is the same service reached over another network path (a second monitoring
+  // location's way in): same state, its own rate-limit budget (another client network), and the
+  // faults scoped to that path. `/env/<name>/...` serves the same API as `/` for the environment
+  // <name>.
   app.use((req, res, next) => {
+    const via = VIA_PREFIX.exec(req.url);
+    if (via?.[1]) {
+      ctx(res).via = via[1];
+      req.url = `${via[2] ?? '/'}${via[3] ?? ''}`;
+    }
     const match = ENV_PREFIX.exec(req.url);
     if (match?.[1]) {
       ctx(res).environment = match[1];
@@ -187,7 +198,9 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   });
 
   app.use((req, res, next) => {
-    const client = `${ctx(res).environment}|${req.socket.remoteAddress ?? 'unknown'}`;
+    // A network path stands for another client network, so it is another client here, as another
+    // client IP would be.
+    const client = `${ctx(res).environment}|${ctx(res).via ?? ''}|${req.socket.remoteAddress ?? 'unknown'}`;
     if (!globalLimiter.tryAcquire(client)) return sendRateLimited(res);
     if (ctx(res).endpoint === 'analytics' && !analyticsLimiter.tryAcquire(client))
       return sendRateLimited(res);
@@ -205,6 +218,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     }
     context.faults = faults.resolve({
       environment: context.environment,
+      via: context.via,
       endpoint: context.endpoint,
       headerFaults,
     });
@@ -220,6 +234,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
         {
           endpoint: context.endpoint,
           environment: context.environment,
+          via: context.via,
           faults: context.faults.applied,
         },
         'injecting faults',

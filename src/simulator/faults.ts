@@ -1,6 +1,6 @@
 /**
- * Fault injection: what can go wrong (the `Fault` kinds), where and how often (a `FaultRule`),
- * and when (a `TimelineEntry`). Faults come from three sources, consulted in this order for every
+ * Fault injection: what can go wrong (the `Fault` kinds), where and how often (a `FaultRule`:
+ * environment, network path, endpoint, probability, count), and when (a `TimelineEntry`). Faults come from three sources, consulted in this order for every
  * request: the per-request `X-Isa-Sim-Fault` header, rules added through the admin API, and the
  * scripted timeline. Latencies from all sources add up; of the faults that end a request (status,
  * hang, reset, malformed, html) the first that applies wins; behaviour faults (qualify, not_gone,
@@ -102,20 +102,38 @@ export type StateKind = 'ingest_stall';
 
 const ruleFields = {
   endpoint: z.enum([...SIM_ENDPOINTS, '*']).optional(),
+  // Only requests that came over this network path (`/via/<name>/`): trouble between one
+  // monitoring location and the API, which other locations do not see.
+  via: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, 'must be a /via/<name>/ path name (letters, digits, _ . -)')
+    .optional(),
   probability: z.number().min(0).max(1).optional(),
   count: z.number().int().min(1).optional(),
   fault: faultSchema,
 };
 
+/** A stalled ingestion is a state of the environment, whichever way a client comes in. */
+const stateFaultHasNoPath = (rule: { via?: string | undefined; fault: Fault }): boolean =>
+  rule.via === undefined || rule.fault.kind !== 'ingest_stall';
+const stateFaultHasNoPathMessage = {
+  message: 'ingest_stall is a state of the environment and cannot be scoped to a network path',
+  path: ['via'],
+};
+
 /** A global fault rule (admin API). */
-export const faultRuleSchema = z.strictObject({
-  environment: z.string().min(1).optional(),
-  ...ruleFields,
-});
+export const faultRuleSchema = z
+  .strictObject({
+    environment: z.string().min(1).optional(),
+    ...ruleFields,
+  })
+  .refine(stateFaultHasNoPath, stateFaultHasNoPathMessage);
 export type FaultRule = z.infer<typeof faultRuleSchema>;
 
 /** A timeline rule: a fault rule without environment (the entry names it). */
-export const timelineRuleSchema = z.strictObject(ruleFields);
+export const timelineRuleSchema = z
+  .strictObject(ruleFields)
+  .refine(stateFaultHasNoPath, stateFaultHasNoPathMessage);
 export type TimelineRule = z.infer<typeof timelineRuleSchema>;
 
 /** A duration written as in the configuration (`1500ms`, `90s`, `5m`, `1h30m`), or milliseconds. */
@@ -190,7 +208,12 @@ export interface ActiveFaultRule extends FaultRule {
 }
 
 interface Candidate {
-  rule: { endpoint?: string | undefined; probability?: number | undefined; fault: Fault };
+  rule: {
+    endpoint?: string | undefined;
+    via?: string | undefined;
+    probability?: number | undefined;
+    fault: Fault;
+  };
   /** Uses a count if the rule has one; false when none is left. */
   use(): boolean;
 }
@@ -308,9 +331,14 @@ export class FaultController {
     );
   }
 
-  /** Resolves the faults of one request from its header faults, the rules and the timeline. */
+  /**
+   * Resolves the faults of one request from its header faults, the rules and the timeline. `via`
+   * is the network path it came over (null: the direct way); rules scoped to another path, or to
+   * a path when it came directly, pass it by.
+   */
   resolve(request: {
     environment: string;
+    via?: string | null;
     endpoint: SimEndpoint | null;
     headerFaults: Fault[];
   }): RequestFaults {
@@ -320,9 +348,10 @@ export class FaultController {
       ...this.timelineCandidates(request.environment),
     ].filter(
       (c) =>
-        c.rule.endpoint === undefined ||
-        c.rule.endpoint === '*' ||
-        c.rule.endpoint === request.endpoint,
+        (c.rule.endpoint === undefined ||
+          c.rule.endpoint === '*' ||
+          c.rule.endpoint === request.endpoint) &&
+        (c.rule.via === undefined || c.rule.via === request.via),
     );
 
     const applied: FaultKind[] = [];

@@ -19,6 +19,8 @@ export interface SimContext {
   requestId: string;
   /** `default` at the root, else the name in `/env/:name/`. */
   environment: string;
+  /** The network path in `/via/:name/`, or null for a request that came the direct way. */
+  via: string | null;
   endpoint: SimEndpoint | null;
   /** Opaque id of the authenticated API key (set by the auth middleware). */
   clientId: string | null;

@@ -4,27 +4,19 @@
  * rules' windows, `for:` and `keep_firing_for`, and Alertmanager's timers are all divided by one
  * factor (the rules through scripts/rules/scale-rules.ts, from a copy of the real rules file).
  */
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { parseDuration } from '../../scripts/rules/durations.js';
-import { scaleRules } from '../../scripts/rules/scale-rules.js';
+import { stringify } from 'yaml';
 import { allDashboardQueries, interpolate } from '../../dashboards/src/queries.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 import {
-  freePort,
-  requireTool,
-  startProcess,
-  startWebhookReceiver,
-  waitForHttp,
+  notificationsMatching,
+  startMonitoringStack,
   writeText,
-  type ManagedProcess,
-  type Notification,
-  type WebhookReceiver,
+  type MonitoringStack,
 } from './stack.js';
 
 /** Real seconds per compressed second: one real minute passes in 2 s. */
@@ -45,31 +37,12 @@ const SANDBOX_KEY = 'e2e-sandbox-key-4b5a6978';
 
 let dir: string;
 let sim: RunningSimulator;
-let receiver: WebhookReceiver;
+let stack: MonitoringStack;
 let daemon: DaemonProcess;
-let prometheusUrl: string;
-const processes: ManagedProcess[] = [];
 const report: string[] = [];
 
-async function query(
-  expr: string,
-): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
-  const url = `${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`;
-  const body = (await (await fetch(url)).json()) as {
-    status: string;
-    error?: string;
-    data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
-  };
-  if (body.status !== 'success') throw new Error(`query failed: ${expr}: ${body.error}`);
-  return body.data.result;
-}
-
-function pages(alertname: string, status: 'firing' | 'resolved', since = 0): Notification[] {
-  return receiver.notifications.filter(
-    (n) =>
-      n.at >= since &&
-      n.alerts.some((a) => a.labels['alertname'] === alertname && a.status === status),
-  );
+function pages(alertname: string, status: 'firing' | 'resolved', since = 0) {
+  return notificationsMatching(stack.receiver, { alertname, status, since });
 }
 
 function firstPage(
@@ -79,17 +52,13 @@ function firstPage(
   status: 'firing' | 'resolved',
   since: number,
 ) {
-  return receiver.notifications.find(
-    (n) =>
-      n.at >= since &&
-      n.alerts.some(
-        (a) =>
-          a.status === status &&
-          a.labels['alertname'] === alertname &&
-          a.labels['environment'] === environment &&
-          a.labels['severity'] === severity,
-      ),
-  );
+  return notificationsMatching(stack.receiver, {
+    alertname,
+    environment,
+    severity,
+    status,
+    since,
+  })[0];
 }
 
 function realMinutes(ms: number): string {
@@ -97,13 +66,9 @@ function realMinutes(ms: number): string {
 }
 
 beforeAll(async () => {
-  const prometheus = requireTool('prometheus');
-  const alertmanager = requireTool('prometheus-alertmanager');
-  requireTool('promtool');
   dir = await mkdtemp(join(tmpdir(), 'isa-e2e-'));
 
   sim = await startSimulator({ apiKeys: [PRODUCTION_KEY, SANDBOX_KEY], qualifyDelayMs: 300 });
-  receiver = await startWebhookReceiver();
 
   // The daemon: the contract's intervals, compressed.
   const configPath = await writeText(
@@ -146,65 +111,15 @@ beforeAll(async () => {
   });
   const daemonUrl = await daemon.url;
 
-  // Rules: a scaled copy of the real file, checked by promtool like the original.
-  const rulesPath = await writeText(
-    join(dir, 'rules.yaml'),
-    scaleRules(await readFile('alerts/isa-monitor.rules.yaml', 'utf8'), 1 / FACTOR),
-  );
-  execFileSync('promtool', ['check', 'rules', rulesPath], { stdio: 'pipe' });
-
-  // Alertmanager: the shipped example, receivers pointed at the webhook, timers compressed.
-  const amPort = await freePort();
-  const am = parse(await readFile('deploy/alertmanager/alertmanager.yml', 'utf8')) as Record<
-    string,
-    unknown
-  >;
-  const amPath = await writeText(
-    join(dir, 'alertmanager.yml'),
-    stringify(retargetAlertmanager(am)),
-  );
-  processes.push(
-    await startProcess(
-      'alertmanager',
-      alertmanager,
-      [
-        `--config.file=${amPath}`,
-        `--storage.path=${join(dir, 'am')}`,
-        `--web.listen-address=127.0.0.1:${amPort}`,
-        '--cluster.listen-address=',
-      ],
-      dir,
-    ),
-  );
-
-  // Prometheus: the shipped example, pointed at this daemon, these rules and this Alertmanager.
-  const promPort = await freePort();
-  prometheusUrl = `http://127.0.0.1:${promPort}`;
-  const prom = parse(await readFile('deploy/prometheus/prometheus.yml', 'utf8')) as Record<
-    string,
-    unknown
-  >;
-  const promPath = await writeText(
-    join(dir, 'prometheus.yml'),
-    stringify(retargetPrometheus(prom, new URL(daemonUrl).host, rulesPath, `127.0.0.1:${amPort}`)),
-  );
-  processes.push(
-    await startProcess(
-      'prometheus',
-      prometheus,
-      [
-        `--config.file=${promPath}`,
-        `--storage.tsdb.path=${join(dir, 'prom')}`,
-        `--web.listen-address=127.0.0.1:${promPort}`,
-        `--rules.alert.resend-delay=${scaled(60_000)}ms`,
-      ],
-      dir,
-    ),
-  );
-  await waitForHttp(`http://127.0.0.1:${amPort}/-/ready`, 30_000);
-  await waitForHttp(`${prometheusUrl}/-/ready`, 30_000);
+  // Prometheus and Alertmanager from the shipped examples, on the same compressed clock.
+  stack = await startMonitoringStack({
+    dir,
+    factor: FACTOR,
+    targets: [{ host: new URL(daemonUrl).host }],
+  });
   await eventually(
-    async () => ((await query('up{job="isa-monitor"}'))[0]?.value[1] === '1' ? true : undefined),
+    async () =>
+      (await stack.query('up{job="isa-monitor"}'))[0]?.value[1] === '1' ? true : undefined,
     30_000,
     'Prometheus to scrape isa-monitor',
   );
@@ -213,61 +128,18 @@ beforeAll(async () => {
 afterAll(async () => {
   daemon?.child.kill('SIGTERM');
   await daemon?.exit;
-  for (const p of processes.reverse()) await p.stop();
-  await receiver?.close();
+  await stack?.stop();
   await sim?.close();
   if (report.length > 0)
     console.log(`\nend-to-end (clock compressed ${FACTOR}x):\n${report.join('\n')}`);
 });
-
-/** Receivers → the test's webhook (same paths); group and repeat timers compressed. */
-function retargetAlertmanager(config: Record<string, unknown>): Record<string, unknown> {
-  const scaleTimers = (route: Record<string, unknown>): void => {
-    for (const key of ['group_wait', 'group_interval', 'repeat_interval']) {
-      if (typeof route[key] === 'string') route[key] = `${scaled(parseDuration(route[key]))}ms`;
-    }
-    for (const child of (route['routes'] as Array<Record<string, unknown>> | undefined) ?? [])
-      scaleTimers(child);
-  };
-  scaleTimers(config['route'] as Record<string, unknown>);
-  for (const receiverConfig of (config['receivers'] as Array<Record<string, unknown>>) ?? []) {
-    for (const hook of (receiverConfig['webhook_configs'] as
-      Array<Record<string, unknown>> | undefined) ?? []) {
-      hook['url'] = `${receiver.url}/${receiverConfig['name'] as string}`;
-    }
-  }
-  return config;
-}
-
-function retargetPrometheus(
-  config: Record<string, unknown>,
-  daemonHost: string,
-  rulesPath: string,
-  amHost: string,
-): Record<string, unknown> {
-  const global = (config['global'] ?? {}) as Record<string, unknown>;
-  for (const key of ['scrape_interval', 'evaluation_interval', 'scrape_timeout']) {
-    if (typeof global[key] === 'string') global[key] = `${scaled(parseDuration(global[key]))}ms`;
-  }
-  config['global'] = global;
-  const jobs = config['scrape_configs'] as Array<Record<string, unknown>>;
-  const job = jobs.find((j) => j['job_name'] === 'isa-monitor');
-  if (!job) throw new Error('deploy/prometheus/prometheus.yml has no isa-monitor job');
-  delete job['scrape_interval'];
-  delete job['scrape_timeout'];
-  job['static_configs'] = [{ targets: [daemonHost] }];
-  config['scrape_configs'] = [job];
-  config['rule_files'] = [rulesPath];
-  config['alerting'] = { alertmanagers: [{ static_configs: [{ targets: [amHost] }] }] };
-  return config;
-}
 
 describe('the page, end to end with real Prometheus and Alertmanager', () => {
   it('pages on sustained critical latency in production, not on a burst, and resolves after recovery', async () => {
     // Enough pings in the window for the minimum-samples guard.
     await eventually(
       async () => {
-        const [row] = await query(
+        const [row] = await stack.query(
           'sum(increase(isa_ping_attempts_total{environment="production"}[20s]))',
         );
         return Number(row?.value[1] ?? 0) >= 8 ? true : undefined;
@@ -343,7 +215,7 @@ describe('the page, end to end with real Prometheus and Alertmanager', () => {
     expect(pages('IsaApiDown', 'firing')).toEqual([]);
     // Nothing in this run was a sandbox emergency.
     expect(
-      receiver.notifications.filter((n) =>
+      stack.receiver.notifications.filter((n) =>
         n.alerts.some(
           (a) => a.labels['environment'] === 'sandbox' && a.labels['severity'] === 'critical',
         ),
@@ -356,7 +228,7 @@ describe('the page, end to end with real Prometheus and Alertmanager', () => {
     for (const q of allDashboardQueries()) {
       if (q.mayBeEmpty) continue;
       const expr = interpolate(q.expr, { environment: '.+', instance: '.+' });
-      const result = await query(expr);
+      const result = await stack.query(expr);
       if (result.length === 0) empty.push(`${q.dashboard} / ${q.panel}: ${expr}`);
     }
     expect(empty).toEqual([]);

@@ -1,14 +1,18 @@
 /**
- * The real monitoring stack on loopback for the end-to-end test: Prometheus and Alertmanager from
- * Debian's packages (free ports, temporary data directories, killed by pid afterwards), a webhook
- * receiver that records every notification, and the daemon itself from dist/.
+ * The real monitoring stack on loopback for the end-to-end tests: Prometheus and Alertmanager from
+ * Debian's packages and the shipped example configurations (free ports, temporary data
+ * directories, killed by pid afterwards), the real rules scaled to a compressed clock, and a
+ * webhook receiver that records every notification.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { parseDuration } from '../../scripts/rules/durations.js';
+import { scaleRules } from '../../scripts/rules/scale-rules.js';
 
 /** Fails with the command to run when a tool of the stack is missing (never skips). */
 export function requireTool(name: string): string {
@@ -90,6 +94,8 @@ export interface Notification {
   at: number;
   receiver: string;
   status: string;
+  /** The labels Alertmanager grouped by: one notification per distinct set. */
+  groupLabels: Record<string, string>;
   alerts: Array<{
     status: string;
     labels: Record<string, string>;
@@ -116,6 +122,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
           at: performance.now(),
           receiver: (req.url ?? '/').replace(/^\//, ''),
           status: parsed.status,
+          groupLabels: parsed.groupLabels,
           alerts: parsed.alerts,
         });
       } catch {
@@ -140,4 +147,223 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 export async function writeText(path: string, text: string): Promise<string> {
   await writeFile(path, text);
   return path;
+}
+
+/** One instant-vector sample of a Prometheus query. */
+export interface Sample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+/** Runs an instant query; throws when Prometheus refuses it. */
+export async function queryPrometheus(prometheusUrl: string, expr: string): Promise<Sample[]> {
+  const url = `${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`;
+  const body = (await (await fetch(url)).json()) as {
+    status: string;
+    error?: string;
+    data: { result: Sample[] };
+  };
+  if (body.status !== 'success') throw new Error(`query failed: ${expr}: ${body.error}`);
+  return body.data.result;
+}
+
+/** Which notifications to pick: every given field must match one alert of the notification. */
+export interface AlertMatch {
+  alertname: string;
+  status: 'firing' | 'resolved';
+  environment?: string;
+  severity?: string;
+  /** Only notifications that arrived at or after this monotonic time (ms). */
+  since?: number;
+}
+
+/** The notifications received so far that carry an alert matching `match`, oldest first. */
+export function notificationsMatching(
+  receiver: WebhookReceiver,
+  match: AlertMatch,
+): Notification[] {
+  return receiver.notifications.filter(
+    (n) =>
+      n.at >= (match.since ?? 0) &&
+      n.alerts.some(
+        (a) =>
+          a.status === match.status &&
+          a.labels['alertname'] === match.alertname &&
+          (match.environment === undefined || a.labels['environment'] === match.environment) &&
+          (match.severity === undefined || a.labels['severity'] === match.severity),
+      ),
+  );
+}
+
+/** A scrape target: a daemon's host:port and the target labels the scrape config gives it. */
+export interface ScrapeTarget {
+  host: string;
+  labels?: Record<string, string>;
+}
+
+/** An alert as Alertmanager holds it (`GET /api/v2/alerts`), the fields the tests read. */
+export interface HeldAlert {
+  labels: Record<string, string>;
+  status: { state: string };
+}
+
+export interface MonitoringStack {
+  prometheusUrl: string;
+  receiver: WebhookReceiver;
+  query(expr: string): Promise<Sample[]>;
+  /** The alerts Alertmanager holds now: what Prometheus sent it, before any notification. */
+  alerts(): Promise<HeldAlert[]>;
+  /** Stops Prometheus, Alertmanager and the webhook receiver. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Prometheus and Alertmanager from the shipped examples, on a clock compressed by `factor`
+ * (real seconds per test second): the rules are a scaled copy of the real file (checked by
+ * promtool like the original), Alertmanager's receivers all point at one webhook receiver and its
+ * timers are scaled, Prometheus scrapes `targets` and evaluates at the scaled intervals.
+ */
+export async function startMonitoringStack(options: {
+  dir: string;
+  factor: number;
+  targets: ScrapeTarget[];
+}): Promise<MonitoringStack> {
+  const prometheus = requireTool('prometheus');
+  const alertmanager = requireTool('prometheus-alertmanager');
+  requireTool('promtool');
+  const scaled = (realMs: number): string =>
+    `${Math.max(1, Math.round(realMs / options.factor))}ms`;
+  const receiver = await startWebhookReceiver();
+  const processes: ManagedProcess[] = [];
+  const stop = async (): Promise<void> => {
+    for (const p of processes.reverse()) await p.stop();
+    await receiver.close();
+  };
+  try {
+    const rulesPath = await writeText(
+      join(options.dir, 'rules.yaml'),
+      scaleRules(await readFile('alerts/isa-monitor.rules.yaml', 'utf8'), 1 / options.factor),
+    );
+    execFileSync('promtool', ['check', 'rules', rulesPath], { stdio: 'pipe' });
+
+    const amPort = await freePort();
+    const am = parse(await readFile('deploy/alertmanager/alertmanager.yml', 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const amPath = await writeText(
+      join(options.dir, 'alertmanager.yml'),
+      stringify(retargetAlertmanager(am, receiver.url, scaled)),
+    );
+    processes.push(
+      await startProcess(
+        'alertmanager',
+        alertmanager,
+        [
+          `--config.file=${amPath}`,
+          `--storage.path=${join(options.dir, 'am')}`,
+          `--web.listen-address=127.0.0.1:${amPort}`,
+          '--cluster.listen-address=',
+        ],
+        options.dir,
+      ),
+    );
+
+    const promPort = await freePort();
+    const prometheusUrl = `http://127.0.0.1:${promPort}`;
+    const prom = parse(await readFile('deploy/prometheus/prometheus.yml', 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const promPath = await writeText(
+      join(options.dir, 'prometheus.yml'),
+      stringify(
+        retargetPrometheus(prom, {
+          targets: options.targets,
+          rulesPath,
+          amHost: `127.0.0.1:${amPort}`,
+          scaled,
+        }),
+      ),
+    );
+    processes.push(
+      await startProcess(
+        'prometheus',
+        prometheus,
+        [
+          `--config.file=${promPath}`,
+          `--storage.tsdb.path=${join(options.dir, 'prom')}`,
+          `--web.listen-address=127.0.0.1:${promPort}`,
+          `--rules.alert.resend-delay=${scaled(60_000)}`,
+        ],
+        options.dir,
+      ),
+    );
+    await waitForHttp(`http://127.0.0.1:${amPort}/-/ready`, 30_000);
+    await waitForHttp(`${prometheusUrl}/-/ready`, 30_000);
+    return {
+      prometheusUrl,
+      receiver,
+      query: (expr) => queryPrometheus(prometheusUrl, expr),
+      alerts: async () =>
+        (await (await fetch(`http://127.0.0.1:${amPort}/api/v2/alerts`)).json()) as HeldAlert[],
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Receivers → the test's webhook (same paths); group and repeat timers scaled. */
+function retargetAlertmanager(
+  config: Record<string, unknown>,
+  receiverUrl: string,
+  scaled: (realMs: number) => string,
+): Record<string, unknown> {
+  const scaleTimers = (route: Record<string, unknown>): void => {
+    for (const key of ['group_wait', 'group_interval', 'repeat_interval']) {
+      if (typeof route[key] === 'string') route[key] = scaled(parseDuration(route[key]));
+    }
+    for (const child of (route['routes'] as Array<Record<string, unknown>> | undefined) ?? [])
+      scaleTimers(child);
+  };
+  scaleTimers(config['route'] as Record<string, unknown>);
+  for (const receiverConfig of (config['receivers'] as Array<Record<string, unknown>>) ?? []) {
+    for (const hook of (receiverConfig['webhook_configs'] as
+      Array<Record<string, unknown>> | undefined) ?? []) {
+      hook['url'] = `${receiverUrl}/${receiverConfig['name'] as string}`;
+    }
+  }
+  return config;
+}
+
+/** The shipped isa-monitor job pointed at `targets`, these rules and this Alertmanager. */
+function retargetPrometheus(
+  config: Record<string, unknown>,
+  options: {
+    targets: ScrapeTarget[];
+    rulesPath: string;
+    amHost: string;
+    scaled: (realMs: number) => string;
+  },
+): Record<string, unknown> {
+  const global = (config['global'] ?? {}) as Record<string, unknown>;
+  for (const key of ['scrape_interval', 'evaluation_interval', 'scrape_timeout']) {
+    if (typeof global[key] === 'string') global[key] = options.scaled(parseDuration(global[key]));
+  }
+  config['global'] = global;
+  const jobs = config['scrape_configs'] as Array<Record<string, unknown>>;
+  const job = jobs.find((j) => j['job_name'] === 'isa-monitor');
+  if (!job) throw new Error('deploy/prometheus/prometheus.yml has no isa-monitor job');
+  delete job['scrape_interval'];
+  delete job['scrape_timeout'];
+  job['static_configs'] = options.targets.map((t) => ({
+    targets: [t.host],
+    ...(t.labels ? { labels: t.labels } : {}),
+  }));
+  config['scrape_configs'] = [job];
+  config['rule_files'] = [options.rulesPath];
+  config['alerting'] = { alertmanagers: [{ static_configs: [{ targets: [options.amHost] }] }] };
+  return config;
 }
