@@ -7,6 +7,7 @@ import type { AnyCheck, CheckResult } from '../../src/checks/check.js';
 import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import { pingCheck } from '../../src/checks/ping.js';
 import type { SkipReason } from '../../src/vocabulary.js';
+import type { EnvironmentRuntime } from '../../src/environment.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import {
   captureLogger,
@@ -101,12 +102,18 @@ const instant: AnyCheck = {
 
 describe('Scheduler', () => {
   /** Runs an instant check on the fake clock from `startIso` for `ms`; its runs' start times. */
-  async function onFakeClock(startIso: string, ms: number, options: Parameters<typeof setUp>[1]) {
+  async function onFakeClock(
+    startIso: string,
+    ms: number,
+    options: Parameters<typeof setUp>[1],
+    beforeStart: (runtime: EnvironmentRuntime) => void = () => {},
+  ) {
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
     });
     vi.setSystemTime(new Date(startIso));
     const { runtime, scheduler, results } = await setUp(instant, options);
+    beforeStart(runtime);
     scheduler.start();
     // A second at a time, letting each finished run settle: after a run the scheduler sweeps the
     // session ledger, which is file I/O on the real clock, and a run still settling would turn the
@@ -137,29 +144,20 @@ describe('Scheduler', () => {
   });
 
   it('reserves the request budget for every coming ping, from start and on each tick', async () => {
-    vi.useFakeTimers({
-      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
-    });
-    vi.setSystemTime(new Date('2026-01-01T12:00:00.300Z'));
-    // 0.5123 of a 15 s interval: fires at 7.684 s past every 15 s.
-    const { runtime, scheduler } = await setUp(instant, {
-      random: () => 0.5123,
-      intervalMs: 15_000,
-    });
     const reserved: number[] = [];
-    const reserve = runtime.budget.reserve.bind(runtime.budget);
-    runtime.budget.reserve = (inMs: number) => {
-      reserved.push(Date.now() + inMs);
-      reserve(inMs);
-    };
-    scheduler.start();
-    for (let elapsed = 0; elapsed < 31_000; elapsed += 1_000) {
-      await vi.advanceTimersByTimeAsync(1_000);
-      await vi.waitFor(() => expect(scheduler.running).toBe(0), { timeout: 5_000 });
-    }
-    vi.useRealTimers();
-    await scheduler.stop(1_000);
-    await runtime.close();
+    // 0.5123 of a 15 s interval: fires at 7.684 s past every 15 s.
+    await onFakeClock(
+      '2026-01-01T12:00:00.300Z',
+      31_000,
+      { random: () => 0.5123, intervalMs: 15_000 },
+      (runtime) => {
+        const reserve = runtime.budget.reserve.bind(runtime.budget);
+        runtime.budget.reserve = (inMs: number) => {
+          reserved.push(Date.now() + inMs);
+          reserve(inMs);
+        };
+      },
+    );
     // The lifecycle (disabled here) reserves nothing: it is not a `first` check.
     expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
       '2026-01-01T12:00:07.684Z', // at start: the first ping
