@@ -287,6 +287,8 @@ export const pingCheck = defineCheck({
   contractChecks: ['response_schema'],
   // A ping's fire time is part of what it measures: it never queues behind another check's polls.
   budgetPriority: 'first',
+  // One request per run: isa_ping_duration_seconds is the run's duration.
+  runDuration: false,
   summaryKeys: ['latency_class', 'connection'],
   async run(ctx) {
     await ctx.acquireBudget();

@@ -89,7 +89,8 @@ export const UNIVERSAL_METRICS = {
     type: 'histogram',
     labels: ['environment', 'check'],
     knownValues: { check: CHECK_NAMES },
-    checkScoped: { check: 'name' },
+    // Not the ping's: its run is one request, isa_ping_duration_seconds (Check.runDuration).
+    checkScoped: { check: 'timedRuns' },
     buckets: RUN_BUCKETS,
   },
   requestBudgetWait: {

@@ -20,5 +20,9 @@ export interface MetricDefinition {
   buckets?: readonly number[];
 }
 
-/** Which part of a check's declared vocabulary a check-scoped label takes its values from. */
-export type CheckVocabulary = 'name' | 'operations' | 'contractChecks';
+/**
+ * Which part of a check's declared vocabulary a check-scoped label takes its values from: its name,
+ * its name where its run duration is exported (`Check.runDuration`), its operations, its
+ * contract checks.
+ */
+export type CheckVocabulary = 'name' | 'timedRuns' | 'operations' | 'contractChecks';

@@ -2,7 +2,8 @@ import { Registry, register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
 import { Recorder } from '../../src/metrics/recorder.js';
-import { createMetrics, knownLabelSets } from '../../src/metrics/registry.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import { checkVocabulary, createMetrics, knownLabelSets } from '../../src/metrics/registry.js';
 import { testEnvironment } from '../support/harness.js';
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
 
@@ -195,12 +196,15 @@ describe('createMetrics', () => {
     const envs = ['production', 'sandbox'];
     const { registry } = testMetrics(envs);
     for (const def of DEFINITIONS.filter((d) => d.type !== 'gauge')) {
-      const expected = knownLabelSets(def, envs);
+      // Every check is enabled: check-scoped labels take every check's values.
+      const expected = knownLabelSets(def, envs, checkVocabulary(CHECK_LIST));
       const perEnv = def.labels
         .filter((l) => l !== 'environment')
         .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
       const environments = def.labels.includes('environment') ? envs.length : 1;
-      expect(expected, def.name).toHaveLength(environments * perEnv);
+      // Only the ping's run duration is left out (its own isa_ping_duration_seconds).
+      const left = def === METRICS.checkDuration ? environments : 0;
+      expect(expected, def.name).toHaveLength(environments * perEnv - left);
       const sampleName = def.type === 'histogram' ? `${def.name}_count` : def.name;
       const samples = (await samplesOf(registry, def.name)).filter(
         (s) => (s.metricName ?? def.name) === sampleName,
