@@ -17,6 +17,14 @@ export interface MetricDefinition {
    * its contract checks): they are zero-initialised only with the values of enabled checks.
    */
   checkScoped?: Readonly<Record<string, CheckVocabulary>>;
+  /**
+   * Labels whose known values depend on an earlier label's value (the status codes each
+   * operation's endpoint documents): per value of `by`, these are zero-initialised instead of the
+   * label's `knownValues` (which stay the union, for validation and docs).
+   */
+  knownValuesBy?: Readonly<
+    Record<string, { by: string; values: Readonly<Record<string, readonly string[]>> }>
+  >;
   buckets?: readonly number[];
 }
 

@@ -203,7 +203,8 @@ export function checkVocabulary(
 
 /**
  * Every label combination of a counter or histogram: the given environments × the known values
- * of each other label, labels in definition order (the exposition keeps that order). With
+ * of each other label, labels in definition order (the exposition keeps that order). A label with
+ * `knownValuesBy` takes the values listed for its `by` label's value in each combination. With
  * `vocabulary`, check-scoped labels take only the values the given checks declare.
  */
 export function knownLabelSets(
@@ -223,7 +224,11 @@ export function knownLabelSets(
       // A label without a known value set cannot be pre-initialised (e.g. service_data_set).
       return [];
     }
-    sets = sets.flatMap((set) => values.map((value) => ({ ...set, [label]: value })));
+    const known = values;
+    const by = def.knownValuesBy?.[label];
+    const valuesFor = (set: Record<string, string>): readonly string[] =>
+      (by !== undefined ? by.values[set[by.by] ?? ''] : undefined) ?? known;
+    sets = sets.flatMap((set) => valuesFor(set).map((value) => ({ ...set, [label]: value })));
   }
   return sets;
 }

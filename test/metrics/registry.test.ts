@@ -4,6 +4,7 @@ import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js
 import { Recorder } from '../../src/metrics/recorder.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 import { checkVocabulary, createMetrics, knownLabelSets } from '../../src/metrics/registry.js';
+import { KNOWN_STATUS_CODES, OPERATIONS, OPERATION_STATUS_CODES } from '../../src/vocabulary.js';
 import { testEnvironment } from '../support/harness.js';
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
 
@@ -198,9 +199,13 @@ describe('createMetrics', () => {
     for (const def of DEFINITIONS.filter((d) => d.type !== 'gauge')) {
       // Every check is enabled: check-scoped labels take every check's values.
       const expected = knownLabelSets(def, envs, checkVocabulary(CHECK_LIST));
-      const perEnv = def.labels
-        .filter((l) => l !== 'environment')
-        .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
+      const perEnv =
+        def === METRICS.httpResponses
+          ? // Per operation, only the codes its endpoint documents (the spec's table).
+            Object.values(OPERATION_STATUS_CODES).reduce((n, codes) => n + codes.length, 0)
+          : def.labels
+              .filter((l) => l !== 'environment')
+              .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
       const environments = def.labels.includes('environment') ? envs.length : 1;
       // Only the ping's run duration is left out (its own isa_ping_duration_seconds).
       const left = def === METRICS.checkDuration ? environments : 0;
@@ -378,5 +383,54 @@ describe('control probe metrics', () => {
     expect(text).not.toMatch(/^isa_control_probe_success /m);
     new Recorder(on).recordControlProbe('network_error', 3);
     expect(await on.registry.metrics()).toMatch(/^isa_control_probe_success 0$/m);
+  });
+});
+
+describe('isa_http_responses_total: the codes each operation starts with', () => {
+  const codesOf = async (registry: Registry, operation: string) =>
+    (await samplesOf(registry, 'isa_http_responses_total'))
+      .filter(
+        (s) => s.labels['environment'] === 'production' && s.labels['operation'] === operation,
+      )
+      .map((s) => String(s.labels['code']));
+
+  it('zero-initialises, per operation, the codes its endpoint documents and none', async () => {
+    const { registry } = testMetrics(['production']);
+    for (const operation of OPERATIONS) {
+      const codes = await codesOf(registry, operation);
+      expect(codes, operation).toEqual(OPERATION_STATUS_CODES[operation]);
+      // What the runbooks read for every operation: a rejected key, a rate limit, a server
+      // failure, no answer at all.
+      expect(codes, operation).toEqual(expect.arrayContaining(['401', '429', '500', 'none']));
+    }
+    // Spot checks against the spec (isa-api.md): each endpoint's own codes, not the union.
+    expect(await codesOf(registry, 'ping')).toEqual(['200', '401', '415', '429', '500', 'none']);
+    expect(await codesOf(registry, 'create_session')).toContain('503');
+    expect(await codesOf(registry, 'verify_gone')).toContain('410');
+    expect(await codesOf(registry, 'ping')).not.toContain('410');
+    // The union is the code label's known value set.
+    const union = new Set(Object.values(OPERATION_STATUS_CODES).flat());
+    expect([...KNOWN_STATUS_CODES].sort()).toEqual([...union].sort());
+  });
+
+  it('exports a code outside the table when it is first seen', async () => {
+    const metrics = testMetrics(['production']);
+    const recorder = new Recorder(metrics);
+    const before = await codesOf(metrics.registry, 'ping');
+    expect(before).not.toContain('502');
+    recorder.recordResult({
+      check: 'ping',
+      environment: 'production',
+      outcome: 'fail',
+      reason: 'server_error',
+      summary: {},
+      startedAt: 0,
+      durationMs: 5,
+      steps: [],
+      facts: null,
+      responses: [{ operation: 'ping', code: '502' }],
+      contractChecks: [],
+    });
+    expect(await codesOf(metrics.registry, 'ping')).toEqual([...before, '502']);
   });
 });
