@@ -65,7 +65,11 @@ const loaded = validateConfigDocument(
 );
 if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
 const metrics = createMetrics({
-  environments: names.map((name) => ({ name, checks })),
+  environments: loaded.config.environments.map((env) => ({
+    name: env.name,
+    checks,
+    thresholds: env.thresholds,
+  })),
   build: { version: '0.0.0', revision: 'bench', nodejs: process.version },
 });
 const recorder = new Recorder(metrics);

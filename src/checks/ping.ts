@@ -162,6 +162,8 @@ const metrics = {
     type: 'histogram',
     labels: ['environment'],
     buckets: PING_BUCKETS,
+    // The rules read one bound of it: the configured critical threshold's (and +Inf).
+    thresholdBuckets: 'critical',
   },
   pingConfirmSequences: {
     name: 'isa_ping_confirm_sequences_total',

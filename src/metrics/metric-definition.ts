@@ -26,6 +26,12 @@ export interface MetricDefinition {
     Record<string, { by: string; values: Readonly<Record<string, readonly string[]>> }>
   >;
   buckets?: readonly number[];
+  /**
+   * Of `buckets`, keep only the bounds the rules read: for each environment's configured threshold
+   * of this level, the bound it is judged at (`thresholdBound`). Where no environment's
+   * thresholds are known, every bound of `buckets` is kept.
+   */
+  thresholdBuckets?: 'expected' | 'warning' | 'critical';
 }
 
 /**

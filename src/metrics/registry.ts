@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
+import { thresholdBound, type LatencyThresholds } from '../checks/latency.js';
 import {
   CONTROL_METRICS,
   FOLLOW_UP_METRIC_NAMES,
@@ -42,6 +43,8 @@ export interface MetricsEnvironment {
   name: string;
   /** Names of the checks enabled in the environment; default: every registered check. */
   checks?: readonly string[];
+  /** Its latency thresholds: they pick the buckets of `thresholdBuckets` histograms. */
+  thresholds?: LatencyThresholds;
 }
 
 /** Values of `isa_monitor_build_info`. */
@@ -108,7 +111,7 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
     // export a label-less gauge as 0, a "failing" before anything was probed.
     const registered =
       !(key in CONTROL_METRICS) || (opts.control === true && key !== 'controlProbeSuccess');
-    handles[key] = createHandle(def, registered ? registry : null);
+    handles[key] = createHandle(def, registered ? registry : null, opts.environments);
   }
   const metrics = { registry, ...handles } as unknown as Metrics;
 
@@ -171,6 +174,7 @@ function registerProcessMetrics(registry: Registry): void {
 function createHandle(
   def: MetricDefinition,
   registry: Registry | null,
+  environments: readonly MetricsEnvironment[],
 ): Counter<string> | Gauge<string> | Histogram<string> {
   const common = {
     name: def.name,
@@ -184,8 +188,25 @@ function createHandle(
     case 'gauge':
       return new Gauge(common);
     case 'histogram':
-      return new Histogram({ ...common, buckets: [...(def.buckets ?? [])] });
+      return new Histogram({ ...common, buckets: bucketsOf(def, environments) });
   }
+}
+
+/**
+ * A histogram's buckets: its definition's, or with `thresholdBuckets` only the bounds the
+ * configured thresholds of that level are judged at (every bound while none is known).
+ */
+export function bucketsOf(
+  def: MetricDefinition,
+  environments: readonly MetricsEnvironment[],
+): number[] {
+  const all = [...(def.buckets ?? [])];
+  const level = def.thresholdBuckets;
+  if (level === undefined) return all;
+  const thresholds = environments.flatMap((env) => (env.thresholds ? [env.thresholds] : []));
+  if (thresholds.length === 0) return all;
+  const bounds = thresholds.map((t) => thresholdBound(t[`${level}Ms`] / 1000, all));
+  return all.filter((bound) => bounds.includes(bound));
 }
 
 /** The values of each check vocabulary declared by `checks`. */

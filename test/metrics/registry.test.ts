@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
-import { checkVocabulary, createMetrics, knownLabelSets } from '../../src/metrics/registry.js';
+import { PING_BUCKETS } from '../../src/checks/ping.js';
+import {
+  bucketsOf,
+  checkVocabulary,
+  createMetrics,
+  knownLabelSets,
+} from '../../src/metrics/registry.js';
 import { KNOWN_STATUS_CODES, OPERATIONS, OPERATION_STATUS_CODES } from '../../src/vocabulary.js';
 import { testEnvironment } from '../support/harness.js';
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
@@ -432,5 +438,47 @@ describe('isa_http_responses_total: the codes each operation starts with', () =>
       contractChecks: [],
     });
     expect(await codesOf(metrics.registry, 'ping')).toEqual([...before, '502']);
+  });
+});
+
+describe('isa_ping_confirm_duration_seconds: the bounds the rules read', () => {
+  const def = METRICS.pingConfirmDuration;
+  const at = (...criticalMs: number[]) =>
+    bucketsOf(
+      def,
+      criticalMs.map((ms, i) => ({
+        name: `env-${i}`,
+        thresholds: { expectedMs: 100, warningMs: 500, criticalMs: ms },
+      })),
+    );
+
+  it('keeps, of the ping buckets, each configured critical threshold’s bound', () => {
+    expect(at(1000)).toEqual([1]);
+    // Between two bounds: the next one up, as the rules' threshold mapping judges it.
+    expect(at(600)).toEqual([0.75]);
+    expect(at(2000, 250, 1000, 1000)).toEqual([0.25, 1, 2.5]);
+    // Above every bound: judged at +Inf, which every histogram has.
+    expect(at(45_000)).toEqual([]);
+  });
+
+  it('keeps every bound while no thresholds are known', () => {
+    expect(bucketsOf(def, [{ name: 'production' }])).toEqual([...PING_BUCKETS]);
+  });
+
+  it('is created with those bounds by createMetrics', async () => {
+    const metrics = createMetrics({
+      environments: [
+        { name: 'a', thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 600 } },
+        { name: 'b', thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 } },
+      ],
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    metrics.pingConfirmDuration.observe({ environment: 'a' }, 0.7);
+    const text = await metrics.registry.getSingleMetricAsString(def.name);
+    expect(text).toContain(`${def.name}_bucket{le="0.75",environment="a"} 1`);
+    expect(text).toContain(`${def.name}_bucket{le="1",environment="a"} 1`);
+    expect(text).not.toContain('le="0.5"');
+    expect(text).not.toContain('le="2.5"');
   });
 });
