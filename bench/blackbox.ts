@@ -28,7 +28,7 @@
  *
  * Usage: npx tsx bench/blackbox.ts [--mode compare|idle|default|scale|drift|slip] [--seconds S]
  *                                  [--environments N] [--interval 60s] [--baseline DIR]
- *                                  [--cli PATH/dist/cli.js]
+ *                                  [--cli PATH/dist/cli.js] [--confirm on|off]
  * Needs `npm run build` first (the daemon runs from dist/, as users run it) and, for compare and
  * idle, `prometheus-blackbox-exporter` (apt-get install prometheus-blackbox-exporter). Every
  * process it starts listens on 127.0.0.1 and is stopped at the end, also on Ctrl-C.
@@ -71,6 +71,8 @@ const { values } = parseArgs({
     interval: { type: 'string', default: '60s' },
     baseline: { type: 'string' },
     cli: { type: 'string' },
+    // scale: confirmation pings (on by default at 60 s pings); `off` shows what they add.
+    confirm: { type: 'string', default: 'on' },
   },
 });
 /** The daemon as built by `npm run build`; `--cli` names another build's, to compare two versions. */
@@ -619,6 +621,7 @@ async function scale(): Promise<void> {
       {
         interval: values.interval,
         timeout: '5s',
+        ...(values.confirm === 'off' ? { confirm: { enabled: false } } : {}),
       },
       { enabled: false },
     ),
@@ -681,7 +684,8 @@ async function scale(): Promise<void> {
   const skipped = sumSamples(metricsText, 'isa_checks_skipped_total');
   const { plain, gzipped, status, one } = result;
   line(
-    `scale: ${CLI}, ${n} environments, pings only, every ${values.interval}; ${seconds} s window; ` +
+    `scale: ${CLI}, ${n} environments, pings only, every ${values.interval}, confirmation pings ` +
+      `${values.confirm}; ${seconds} s window; ` +
       `node ${process.version}, load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')} at the end`,

@@ -1,17 +1,20 @@
 /**
  * Where the bytes and the time of `/metrics` go at N environments: the daemon's registry (built by
- * `createMetrics`, zero-initialised as the daemon does it, each environment's configuration gauges
- * set and one ping recorded), rendered in one process by prom-client's own `registry.metrics()`
+ * `createMetrics` from a validated configuration, zero-initialised as the daemon does it, each
+ * environment's configuration gauges and follow-up families set up by `Recorder.describeEnvironment`
+ * and one ping recorded), rendered in one process by prom-client's own `registry.metrics()`
  * and by the server's `MetricsRenderer`, alternately, so that both see the same machine. A quarter
  * of the environments records a new ping before each render, as between two 15 s scrapes at 60 s
  * pings.
  *
  * Usage: npx tsx bench/exposition.ts [--environments 1000] [--rounds 9] [--checks ping]
+ *          [--confirm on|off]   (confirmation pings; on, the default at 60 s pings)
  */
 import { parseArgs } from 'node:util';
 import { gzipSync, constants } from 'node:zlib';
 import type { CheckResult } from '../src/checks/check.js';
 import { CHECK_NAMES } from '../src/checks/index.js';
+import { validateConfigDocument } from '../src/config/index.js';
 import { Recorder } from '../src/metrics/recorder.js';
 import { createMetrics } from '../src/metrics/registry.js';
 import { MetricsRenderer } from '../src/server/exposition.js';
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     environments: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '9' },
     checks: { type: 'string', default: 'ping' },
+    confirm: { type: 'string', default: 'on' },
   },
 });
 const n = Number(values.environments);
@@ -31,12 +35,45 @@ for (const check of checks) {
     throw new Error(`no such check: ${check}`);
 }
 
+if (values.confirm !== 'on' && values.confirm !== 'off') throw new Error('--confirm on|off');
+const confirm = values.confirm === 'on';
+
+/** One environment's section: the daemon's defaults, only `checks` enabled. */
+const SECTIONS: Record<string, object> = {
+  ping: { interval: '60s', confirm: { enabled: confirm } },
+  lifecycle: { addresses: [{ street1: '123 Main St', zip: '80202' }] },
+  providers: {},
+  coverage: {},
+  analytics: { enabled: true },
+};
 const names = Array.from({ length: n }, (_, i) => `env-${i}`);
+const loaded = validateConfigDocument(
+  {
+    environments: names.map((name) => ({
+      name,
+      base_url: 'http://127.0.0.1:9',
+      api_key_env: 'BENCH_KEY',
+      ...Object.fromEntries(
+        CHECK_NAMES.map((check) => [
+          check,
+          checks.includes(check) ? SECTIONS[check] : { enabled: false },
+        ]),
+      ),
+    })),
+  },
+  { env: { BENCH_KEY: 'bench-key-0123456789abcdef' } },
+);
+if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
 const metrics = createMetrics({
-  environments: names.map((name) => ({ name, checks })),
+  environments: loaded.config.environments.map((env) => ({
+    name: env.name,
+    checks,
+    thresholds: env.thresholds,
+  })),
   build: { version: '0.0.0', revision: 'bench', nodejs: process.version },
 });
 const recorder = new Recorder(metrics);
+for (const environment of loaded.config.environments) recorder.describeEnvironment(environment);
 let pingsRecorded = 0;
 function ping(environment: string): void {
   const durationMs = 40 + (pingsRecorded++ % 50);
@@ -111,7 +148,8 @@ const zipped = { fast: 0, fastMs: 0, default: 0, defaultMs: 0 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const out = (s: string) => process.stdout.write(`${s}\n`);
 out(
-  `exposition: ${n} environments (${checks.join(', ')}), ${rounds} rounds, node ${process.version}`,
+  `exposition: ${n} environments (${checks.join(', ')}; confirmation pings ${values.confirm}), ` +
+    `${rounds} rounds, node ${process.version}`,
 );
 out(
   `size: ${(text.length / 1e6).toFixed(2)} MB, ${samples.length} samples ` +

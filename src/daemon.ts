@@ -68,6 +68,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       name: env.name,
       // Series exist only for the checks an environment runs (docs/metrics.md).
       checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
+      // They pick the bounds of the confirmation-ping histogram (docs/metrics.md).
+      thresholds: env.thresholds,
     })),
     build: opts.build,
     location: config.location ?? null,

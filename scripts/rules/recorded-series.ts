@@ -75,6 +75,7 @@ async function recordMonitor(
     environments: configs.map((env) => ({
       name: env.name,
       checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
+      thresholds: env.thresholds,
     })),
     build: { version: '0.0.0', revision: 'test', nodejs: process.version },
     collectDefaultMetrics: false,

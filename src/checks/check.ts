@@ -285,6 +285,13 @@ export interface Check<
    * by the lifecycle's polls. Default `normal`.
    */
   budgetPriority?: BudgetPriority;
+  /**
+   * False when the run's duration is already one of the check's own metrics: the ping's run is
+   * one request, timed by `isa_ping_duration_seconds`, so `isa_check_duration_seconds` has no
+   * `check="ping"` series (a second copy of the same figure, 15 samples per environment).
+   * Default true.
+   */
+  runDuration?: boolean;
   /** The keys `summary` may return, each null in other checks' documents (a stable JSON shape). */
   summaryKeys: readonly string[];
   run(ctx: CheckContext<Config>): Promise<CheckOutcome<Facts>>;

@@ -37,12 +37,13 @@ export { LATENCY_CLASSES, type LatencyClass };
 /** Ping latency buckets: boundaries exactly at the 0.1/0.5/1 s thresholds, past the timeout. */
 export const PING_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30] as const;
 /**
- * Phase buckets: 5 and 25 ms tell a nearby network from a distant one (resolve, connect, tls);
- * 0.1, 0.5 and 1 s are the API's thresholds (processing). Five, not twelve: the phase histogram is
- * five series per environment, most of the samples of a ping-only environment, and what
- * dashboards and runbooks read from it is each phase's mean (`_sum` / `_count`).
+ * Phase buckets: none but `+Inf`. The phase histogram is five series per environment, and what
+ * every dashboard, runbook and rule reads from it is each phase's mean (`_sum` / `_count`); its
+ * finite buckets were a third of a ping-only environment's samples. A slow-ping count or a
+ * quantile comes from `isa_ping_duration_seconds`. It stays a histogram (contract §4), so a
+ * bucket can come back without renaming anything.
  */
-export const PHASE_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1] as const;
+export const PHASE_BUCKETS = [] as const;
 
 /**
  * How a ping gets its connection: `new` opens one for every ping and closes it after (as
@@ -161,6 +162,8 @@ const metrics = {
     type: 'histogram',
     labels: ['environment'],
     buckets: PING_BUCKETS,
+    // The rules read one bound of it: the configured critical threshold's (and +Inf).
+    thresholdBuckets: 'critical',
   },
   pingConfirmSequences: {
     name: 'isa_ping_confirm_sequences_total',
@@ -286,6 +289,8 @@ export const pingCheck = defineCheck({
   contractChecks: ['response_schema'],
   // A ping's fire time is part of what it measures: it never queues behind another check's polls.
   budgetPriority: 'first',
+  // One request per run: isa_ping_duration_seconds is the run's duration.
+  runDuration: false,
   summaryKeys: ['latency_class', 'connection'],
   async run(ctx) {
     await ctx.acquireBudget();

@@ -11,6 +11,7 @@ import {
   CONTRACT_RESULTS,
   KNOWN_STATUS_CODES,
   OPERATIONS,
+  OPERATION_STATUS_CODES,
   OUTCOMES,
   SKIP_REASONS,
 } from '../vocabulary.js';
@@ -40,6 +41,8 @@ export const UNIVERSAL_METRICS = {
     type: 'counter',
     labels: ['environment', 'operation', 'code'],
     knownValues: { operation: OPERATIONS, code: KNOWN_STATUS_CODES },
+    // Zero-initialised per operation: only the codes its endpoint documents (vocabulary.ts).
+    knownValuesBy: { code: { by: 'operation', values: OPERATION_STATUS_CODES } },
     checkScoped: { operation: 'operations' },
   },
   syntheticSessionsOpen: {
@@ -89,7 +92,8 @@ export const UNIVERSAL_METRICS = {
     type: 'histogram',
     labels: ['environment', 'check'],
     knownValues: { check: CHECK_NAMES },
-    checkScoped: { check: 'name' },
+    // Not the ping's: its run is one request, isa_ping_duration_seconds (Check.runDuration).
+    checkScoped: { check: 'timedRuns' },
     buckets: RUN_BUCKETS,
   },
   requestBudgetWait: {

@@ -17,8 +17,26 @@ export interface MetricDefinition {
    * its contract checks): they are zero-initialised only with the values of enabled checks.
    */
   checkScoped?: Readonly<Record<string, CheckVocabulary>>;
+  /**
+   * Labels whose known values depend on an earlier label's value (the status codes each
+   * operation's endpoint documents): per value of `by`, these are zero-initialised instead of the
+   * label's `knownValues` (which stay the union, for validation and docs).
+   */
+  knownValuesBy?: Readonly<
+    Record<string, { by: string; values: Readonly<Record<string, readonly string[]>> }>
+  >;
   buckets?: readonly number[];
+  /**
+   * Of `buckets`, keep only the bounds the rules read: for each environment's configured threshold
+   * of this level, the bound it is judged at (`thresholdBound`). Where no environment's
+   * thresholds are known, every bound of `buckets` is kept.
+   */
+  thresholdBuckets?: 'expected' | 'warning' | 'critical';
 }
 
-/** Which part of a check's declared vocabulary a check-scoped label takes its values from. */
-export type CheckVocabulary = 'name' | 'operations' | 'contractChecks';
+/**
+ * Which part of a check's declared vocabulary a check-scoped label takes its values from: its name,
+ * its name where its run duration is exported (`Check.runDuration`), its operations, its
+ * contract checks.
+ */
+export type CheckVocabulary = 'name' | 'timedRuns' | 'operations' | 'contractChecks';

@@ -75,8 +75,12 @@ export class Recorder {
       check.followUp.record(result.facts, this.sink(check, environment), runTimes(result));
       return;
     }
+    const check = findCheck(result.check);
     m.checkRuns.inc({ environment, check: result.check, outcome: result.outcome });
-    m.checkDuration.observe({ environment, check: result.check }, result.durationMs / 1000);
+    // A check whose own metric is its run's duration (the ping) has no series here.
+    if (check?.runDuration !== false) {
+      m.checkDuration.observe({ environment, check: result.check }, result.durationMs / 1000);
+    }
     if (result.budgetWaitMs !== undefined && result.budgetWaitMs > 0) {
       m.requestBudgetWait.inc({ environment, check: result.check }, result.budgetWaitMs / 1000);
     }
@@ -90,7 +94,6 @@ export class Recorder {
     for (const contract of result.contractChecks) {
       m.contractChecks.inc({ environment, check: contract.check, result: contract.result });
     }
-    const check = findCheck(result.check);
     if (check === undefined || result.facts === null) return;
     check.record(result.facts, this.sink(check, environment), runTimes(result));
   }

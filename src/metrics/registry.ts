@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
+import { thresholdBound, type LatencyThresholds } from '../checks/latency.js';
 import {
   CONTROL_METRICS,
   FOLLOW_UP_METRIC_NAMES,
@@ -42,6 +43,8 @@ export interface MetricsEnvironment {
   name: string;
   /** Names of the checks enabled in the environment; default: every registered check. */
   checks?: readonly string[];
+  /** Its latency thresholds: they pick the buckets of `thresholdBuckets` histograms. */
+  thresholds?: LatencyThresholds;
 }
 
 /** Values of `isa_monitor_build_info`. */
@@ -108,7 +111,7 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
     // export a label-less gauge as 0, a "failing" before anything was probed.
     const registered =
       !(key in CONTROL_METRICS) || (opts.control === true && key !== 'controlProbeSuccess');
-    handles[key] = createHandle(def, registered ? registry : null);
+    handles[key] = createHandle(def, registered ? registry : null, opts.environments);
   }
   const metrics = { registry, ...handles } as unknown as Metrics;
 
@@ -171,6 +174,7 @@ function registerProcessMetrics(registry: Registry): void {
 function createHandle(
   def: MetricDefinition,
   registry: Registry | null,
+  environments: readonly MetricsEnvironment[],
 ): Counter<string> | Gauge<string> | Histogram<string> {
   const common = {
     name: def.name,
@@ -184,8 +188,25 @@ function createHandle(
     case 'gauge':
       return new Gauge(common);
     case 'histogram':
-      return new Histogram({ ...common, buckets: [...(def.buckets ?? [])] });
+      return new Histogram({ ...common, buckets: bucketsOf(def, environments) });
   }
+}
+
+/**
+ * A histogram's buckets: its definition's, or with `thresholdBuckets` only the bounds the
+ * configured thresholds of that level are judged at (every bound while none is known).
+ */
+export function bucketsOf(
+  def: MetricDefinition,
+  environments: readonly MetricsEnvironment[],
+): number[] {
+  const all = [...(def.buckets ?? [])];
+  const level = def.thresholdBuckets;
+  if (level === undefined) return all;
+  const thresholds = environments.flatMap((env) => (env.thresholds ? [env.thresholds] : []));
+  if (thresholds.length === 0) return all;
+  const bounds = thresholds.map((t) => thresholdBound(t[`${level}Ms`] / 1000, all));
+  return all.filter((bound) => bounds.includes(bound));
 }
 
 /** The values of each check vocabulary declared by `checks`. */
@@ -195,6 +216,7 @@ export function checkVocabulary(
   const union = (values: string[]) => [...new Set(values)];
   return {
     name: checks.map((check) => check.name),
+    timedRuns: checks.filter((check) => check.runDuration !== false).map((check) => check.name),
     operations: union(checks.flatMap((check) => [...check.operations])),
     contractChecks: union(checks.flatMap((check) => [...check.contractChecks])),
   };
@@ -202,7 +224,8 @@ export function checkVocabulary(
 
 /**
  * Every label combination of a counter or histogram: the given environments × the known values
- * of each other label, labels in definition order (the exposition keeps that order). With
+ * of each other label, labels in definition order (the exposition keeps that order). A label with
+ * `knownValuesBy` takes the values listed for its `by` label's value in each combination. With
  * `vocabulary`, check-scoped labels take only the values the given checks declare.
  */
 export function knownLabelSets(
@@ -222,7 +245,11 @@ export function knownLabelSets(
       // A label without a known value set cannot be pre-initialised (e.g. service_data_set).
       return [];
     }
-    sets = sets.flatMap((set) => values.map((value) => ({ ...set, [label]: value })));
+    const known = values;
+    const by = def.knownValuesBy?.[label];
+    const valuesFor = (set: Record<string, string>): readonly string[] =>
+      (by !== undefined ? by.values[set[by.by] ?? ''] : undefined) ?? known;
+    sets = sets.flatMap((set) => valuesFor(set).map((value) => ({ ...set, [label]: value })));
   }
   return sets;
 }

@@ -71,7 +71,8 @@ describe('location and control in the daemon', () => {
         'a first ping and a first control probe',
       );
       const samples = isaSamples(text);
-      expect(samples.length).toBeGreaterThan(100);
+      // Every series of a ping-only environment (63, docs/metrics.md) and the monitor's own.
+      expect(samples.length).toBeGreaterThan(60);
       expect(samples.filter((line) => !line.includes(`location="eu-west"`))).toEqual([]);
       expect(text).toMatch(/^isa_control_probe_success\{location="eu-west"\} 1$/m);
       expect(text).toMatch(

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KNOWN_STATUS_CODES } from '../../src/vocabulary.js';
+import { KNOWN_STATUS_CODES, OPERATION_STATUS_CODES } from '../../src/vocabulary.js';
 import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
 
 const DOC = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
@@ -54,6 +54,16 @@ describe('docs/metrics.md', () => {
       }
     }
     expect(FLAT.includes(`\`${KNOWN_STATUS_CODES.join(', ')}\``), 'known status codes').toBe(true);
+  });
+
+  it('lists the codes each operation starts with, as vocabulary.ts has them', () => {
+    for (const [operation, codes] of Object.entries(OPERATION_STATUS_CODES)) {
+      const row = new RegExp(
+        `^\\| \`${operation}\` +\\|[^|]+\\| \`${codes.join(', ')}\` +\\|$`,
+        'm',
+      );
+      expect(DOC, operation).toMatch(row);
+    }
   });
 
   it.skipIf(!hasPromtool)('has PromQL examples that promtool accepts', () => {

@@ -2,7 +2,15 @@ import { Registry, register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
 import { Recorder } from '../../src/metrics/recorder.js';
-import { createMetrics, knownLabelSets } from '../../src/metrics/registry.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import { PING_BUCKETS } from '../../src/checks/ping.js';
+import {
+  bucketsOf,
+  checkVocabulary,
+  createMetrics,
+  knownLabelSets,
+} from '../../src/metrics/registry.js';
+import { KNOWN_STATUS_CODES, OPERATIONS, OPERATION_STATUS_CODES } from '../../src/vocabulary.js';
 import { testEnvironment } from '../support/harness.js';
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
 
@@ -195,12 +203,19 @@ describe('createMetrics', () => {
     const envs = ['production', 'sandbox'];
     const { registry } = testMetrics(envs);
     for (const def of DEFINITIONS.filter((d) => d.type !== 'gauge')) {
-      const expected = knownLabelSets(def, envs);
-      const perEnv = def.labels
-        .filter((l) => l !== 'environment')
-        .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
+      // Every check is enabled: check-scoped labels take every check's values.
+      const expected = knownLabelSets(def, envs, checkVocabulary(CHECK_LIST));
+      const perEnv =
+        def === METRICS.httpResponses
+          ? // Per operation, only the codes its endpoint documents (the spec's table).
+            Object.values(OPERATION_STATUS_CODES).reduce((n, codes) => n + codes.length, 0)
+          : def.labels
+              .filter((l) => l !== 'environment')
+              .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
       const environments = def.labels.includes('environment') ? envs.length : 1;
-      expect(expected, def.name).toHaveLength(environments * perEnv);
+      // Only the ping's run duration is left out (its own isa_ping_duration_seconds).
+      const left = def === METRICS.checkDuration ? environments : 0;
+      expect(expected, def.name).toHaveLength(environments * perEnv - left);
       const sampleName = def.type === 'histogram' ? `${def.name}_count` : def.name;
       const samples = (await samplesOf(registry, def.name)).filter(
         (s) => (s.metricName ?? def.name) === sampleName,
@@ -374,5 +389,96 @@ describe('control probe metrics', () => {
     expect(text).not.toMatch(/^isa_control_probe_success /m);
     new Recorder(on).recordControlProbe('network_error', 3);
     expect(await on.registry.metrics()).toMatch(/^isa_control_probe_success 0$/m);
+  });
+});
+
+describe('isa_http_responses_total: the codes each operation starts with', () => {
+  const codesOf = async (registry: Registry, operation: string) =>
+    (await samplesOf(registry, 'isa_http_responses_total'))
+      .filter(
+        (s) => s.labels['environment'] === 'production' && s.labels['operation'] === operation,
+      )
+      .map((s) => String(s.labels['code']));
+
+  it('zero-initialises, per operation, the codes its endpoint documents and none', async () => {
+    const { registry } = testMetrics(['production']);
+    for (const operation of OPERATIONS) {
+      const codes = await codesOf(registry, operation);
+      expect(codes, operation).toEqual(OPERATION_STATUS_CODES[operation]);
+      // What the runbooks read for every operation: a rejected key, a rate limit, a server
+      // failure, no answer at all.
+      expect(codes, operation).toEqual(expect.arrayContaining(['401', '429', '500', 'none']));
+    }
+    // Spot checks against the spec (isa-api.md): each endpoint's own codes, not the union.
+    expect(await codesOf(registry, 'ping')).toEqual(['200', '401', '415', '429', '500', 'none']);
+    expect(await codesOf(registry, 'create_session')).toContain('503');
+    expect(await codesOf(registry, 'verify_gone')).toContain('410');
+    expect(await codesOf(registry, 'ping')).not.toContain('410');
+    // The union is the code label's known value set.
+    const union = new Set(Object.values(OPERATION_STATUS_CODES).flat());
+    expect([...KNOWN_STATUS_CODES].sort()).toEqual([...union].sort());
+  });
+
+  it('exports a code outside the table when it is first seen', async () => {
+    const metrics = testMetrics(['production']);
+    const recorder = new Recorder(metrics);
+    const before = await codesOf(metrics.registry, 'ping');
+    expect(before).not.toContain('502');
+    recorder.recordResult({
+      check: 'ping',
+      environment: 'production',
+      outcome: 'fail',
+      reason: 'server_error',
+      summary: {},
+      startedAt: 0,
+      durationMs: 5,
+      steps: [],
+      facts: null,
+      responses: [{ operation: 'ping', code: '502' }],
+      contractChecks: [],
+    });
+    expect(await codesOf(metrics.registry, 'ping')).toEqual([...before, '502']);
+  });
+});
+
+describe('isa_ping_confirm_duration_seconds: the bounds the rules read', () => {
+  const def = METRICS.pingConfirmDuration;
+  const at = (...criticalMs: number[]) =>
+    bucketsOf(
+      def,
+      criticalMs.map((ms, i) => ({
+        name: `env-${i}`,
+        thresholds: { expectedMs: 100, warningMs: 500, criticalMs: ms },
+      })),
+    );
+
+  it('keeps, of the ping buckets, each configured critical threshold’s bound', () => {
+    expect(at(1000)).toEqual([1]);
+    // Between two bounds: the next one up, as the rules' threshold mapping judges it.
+    expect(at(600)).toEqual([0.75]);
+    expect(at(2000, 250, 1000, 1000)).toEqual([0.25, 1, 2.5]);
+    // Above every bound: judged at +Inf, which every histogram has.
+    expect(at(45_000)).toEqual([]);
+  });
+
+  it('keeps every bound while no thresholds are known', () => {
+    expect(bucketsOf(def, [{ name: 'production' }])).toEqual([...PING_BUCKETS]);
+  });
+
+  it('is created with those bounds by createMetrics', async () => {
+    const metrics = createMetrics({
+      environments: [
+        { name: 'a', thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 600 } },
+        { name: 'b', thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 } },
+      ],
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    metrics.pingConfirmDuration.observe({ environment: 'a' }, 0.7);
+    const text = await metrics.registry.getSingleMetricAsString(def.name);
+    expect(text).toContain(`${def.name}_bucket{le="0.75",environment="a"} 1`);
+    expect(text).toContain(`${def.name}_bucket{le="1",environment="a"} 1`);
+    expect(text).not.toContain('le="0.5"');
+    expect(text).not.toContain('le="2.5"');
   });
 });
