@@ -25,6 +25,16 @@ export const RUN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 90, 120
 /** Event-loop lag of the measurement thread: from timer resolution to a stalled second. */
 export const LAG_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1] as const;
 
+/** The skip reasons each check can meet: `ledger_unwritable` only where runs create sessions. */
+const SKIP_REASONS_BY_CHECK = Object.fromEntries(
+  CHECK_LIST.map((check) => [
+    check.name,
+    check.createsSessions === true
+      ? SKIP_REASONS
+      : SKIP_REASONS.filter((reason) => reason !== 'ledger_unwritable'),
+  ]),
+);
+
 /** Metrics every check has, and the monitor's own. */
 export const UNIVERSAL_METRICS = {
   contractChecks: {
@@ -77,6 +87,8 @@ export const UNIVERSAL_METRICS = {
     labels: ['environment', 'check', 'reason'],
     knownValues: { check: CHECK_NAMES, reason: SKIP_REASONS },
     checkScoped: { check: 'name' },
+    // A run is skipped for an unwritable session ledger only if it creates sessions.
+    knownValuesBy: { reason: { by: 'check', values: SKIP_REASONS_BY_CHECK } },
   },
   checkRuns: {
     name: 'isa_check_runs_total',
