@@ -18,22 +18,20 @@
  * by reuse. A dispatcher built without this connector (an injected plain `Agent`, a `MockAgent`)
  * yields only `processing` and `transfer`.
  */
-import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import type { Agent, buildConnector } from 'undici';
+import UndiciAgentClass from 'undici/lib/dispatcher/agent.js';
+import buildConnectorFunction from 'undici/lib/core/connect.js';
 
 /**
  * undici's two classes the monitor uses, from their own modules: undici's index also loads fetch,
  * WebSocket, EventSource, caches and mocks, about 3 MiB of heap and 8 MiB of RSS in the
  * measurement thread for nothing (bench/README.md, "Memory"). undici declares no `exports` map,
- * so these paths are public files of the pinned version; `test/api/timing.test.ts` checks they are
- * undici's own `Agent` and `buildConnector`.
+ * so these paths are public files of the pinned version (typed in `vendor-modules.d.ts`);
+ * `test/api/timing.test.ts` checks they are undici's own `Agent` and `buildConnector`.
  */
-const requireUndici = createRequire(import.meta.url);
-export const UndiciAgent = requireUndici('undici/lib/dispatcher/agent.js') as typeof Agent;
-export const buildUndiciConnector = requireUndici(
-  'undici/lib/core/connect.js',
-) as typeof buildConnector;
+export const UndiciAgent = UndiciAgentClass;
+export const buildUndiciConnector = buildConnectorFunction;
 
 /** Phase durations of one call, in milliseconds; a phase that did not happen is absent. */
 export interface PhaseTimings {

@@ -95,7 +95,8 @@ function startWorker(
 }
 
 /**
- * The worker's entry module. From dist/ it is `worker.js`. When running from the TypeScript
+ * The worker's entry module. From dist/ it is `worker.js`, the worker's own bundle beside the
+ * bundled `cli.js` (scripts/build.mjs). When running from the TypeScript
  * sources (tests through tsx), loader hooks registered by `--import tsx` do not reach a worker on
  * Node 20, so a tiny bootstrap registers tsx inside the worker before importing `worker.ts`.
  */

@@ -15,8 +15,19 @@
  *   stay absent until the first event they describe: a 0 would claim "down", "0 s" or "1970"
  *   before anything was measured.
  */
-import { createRequire } from 'node:module';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import processCpuTotalCollector from 'prom-client/lib/metrics/processCpuTotal.js';
+import processStartTimeCollector from 'prom-client/lib/metrics/processStartTime.js';
+import osMemoryHeapCollector from 'prom-client/lib/metrics/osMemoryHeap.js';
+import processOpenFileDescriptorsCollector from 'prom-client/lib/metrics/processOpenFileDescriptors.js';
+import processMaxFileDescriptorsCollector from 'prom-client/lib/metrics/processMaxFileDescriptors.js';
+import processResourcesCollector from 'prom-client/lib/metrics/processResources.js';
+import processHandlesCollector from 'prom-client/lib/metrics/processHandles.js';
+import processRequestsCollector from 'prom-client/lib/metrics/processRequests.js';
+import heapSizeAndUsedCollector from 'prom-client/lib/metrics/heapSizeAndUsed.js';
+import heapSpacesSizeAndUsedCollector from 'prom-client/lib/metrics/heapSpacesSizeAndUsed.js';
+import versionCollector from 'prom-client/lib/metrics/version.js';
+import gcCollector from 'prom-client/lib/metrics/gc.js';
 import type { AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
 import { thresholdBound, type LatencyThresholds } from '../checks/latency.js';
@@ -142,33 +153,28 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
  * That monitor samples the thread it runs on with a timer every 10 ms: ~8 ms of CPU a second on
  * an idle daemon, for the lag of the main thread, which serves /metrics and logs but times nothing.
  * The lag that bears on measurements is the measurement thread's, sampled once a second
- * (`isa_measurement_event_loop_lag_seconds`). The collectors are prom-client's own modules; the
- * package is pinned to an exact version, and a test checks the families they register.
+ * (`isa_measurement_event_loop_lag_seconds`). The collectors are prom-client's own modules,
+ * imported statically so that the build bundles them (a `require` by computed name would load a
+ * second copy of prom-client from node_modules); the package is pinned to an exact version, and a
+ * test checks the families they register.
  */
 const PROCESS_COLLECTORS = [
-  'processCpuTotal',
-  'processStartTime',
-  'osMemoryHeap',
-  'processOpenFileDescriptors',
-  'processMaxFileDescriptors',
-  'processResources',
-  'processHandles',
-  'processRequests',
-  'heapSizeAndUsed',
-  'heapSpacesSizeAndUsed',
-  'version',
-  'gc',
-] as const;
+  processCpuTotalCollector,
+  processStartTimeCollector,
+  osMemoryHeapCollector,
+  processOpenFileDescriptorsCollector,
+  processMaxFileDescriptorsCollector,
+  processResourcesCollector,
+  processHandlesCollector,
+  processRequestsCollector,
+  heapSizeAndUsedCollector,
+  heapSpacesSizeAndUsedCollector,
+  versionCollector,
+  gcCollector,
+];
 
 function registerProcessMetrics(registry: Registry): void {
-  const require = createRequire(import.meta.url);
-  for (const name of PROCESS_COLLECTORS) {
-    const collector = require(`prom-client/lib/metrics/${name}`) as (
-      registry: Registry,
-      config: object,
-    ) => void;
-    collector(registry, {});
-  }
+  for (const collector of PROCESS_COLLECTORS) collector(registry, {});
 }
 
 function createHandle(

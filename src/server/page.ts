@@ -67,10 +67,10 @@ function sendAsset(req: Request, res: Response, file: Asset): void {
   }
 }
 
-/** Where `npm run build` puts the page: beside `dist/server/`, or `dist/web/` seen from `src/`. */
+/** Where `npm run build` puts the page: `dist/web/` beside the bundled `dist/cli.js`, or seen from `src/server/`. */
 function defaultWebRoots(): string[] {
   return [
-    fileURLToPath(new URL('../web/', import.meta.url)),
+    fileURLToPath(new URL('./web/', import.meta.url)),
     fileURLToPath(new URL('../../dist/web/', import.meta.url)),
   ];
 }

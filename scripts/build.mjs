@@ -1,0 +1,75 @@
+// Bundles the daemon into dist/ with esbuild, so that each thread compiles a few files instead of
+// the hundreds of modules of src/ and node_modules/ (bench/README.md, "Memory (2 environments)").
+//   dist/cli.js          the command line and the main thread; each command, the inline engine and
+//                        demo mode are chunks of their own, loaded only when they run
+//   dist/worker.js       the measurement worker, one file (measurement/host.ts starts it)
+//   dist/healthcheck.js  the container's HEALTHCHECK
+// Whitespace and syntax are minified, identifiers are not: a stack trace still names our functions
+// (`node --enable-source-maps` maps it to src/ with the .map files beside each output).
+import { rmSync } from 'node:fs';
+import { URL, fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = `${root}dist`;
+
+// Bundled CommonJS packages (express, pino, prom-client, undici) call `require` for Node's own
+// modules; an ES module has none, so each output file gets one.
+const requireShim =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/**
+ * zod's namespace `z` re-exports its ~50 translations of error messages (`z.locales`), so a bundle
+ * that uses `z` carries them all, and both threads compile them: 3.8 MiB of the daemon's RSS,
+ * measured. The daemon uses zod's English messages only (the one locale zod itself installs), so
+ * the translations are left out and `z.locales` holds `en` alone.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes('/node_modules/zod/')
+        ? { path: 'zod-locales', namespace: 'zod-english-only', pluginData: args.resolveDir }
+        : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: 'export { default as en } from "../locales/en.js";',
+      resolveDir: args.pluginData,
+      loader: 'js',
+    }));
+  },
+};
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: ['node20'],
+  outdir,
+  sourcemap: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // Not `keepNames`: identifiers are not minified, so functions keep their names anyway, and its
+  // `__name(fn, "…")` call for every function cost 5 MiB of RSS (bench/README.md).
+  banner: { js: requireShim },
+  legalComments: 'none',
+  logLevel: 'warning',
+  plugins: [zodEnglishOnly],
+  // Loaded from node_modules only when stdout is a terminal (logging.ts).
+  external: ['pino-pretty'],
+};
+
+// Files of an earlier build (other chunk names, the former one-file-per-module layout) go.
+rmSync(outdir, { recursive: true, force: true });
+await Promise.all([
+  build({
+    ...common,
+    entryPoints: { cli: 'src/cli.ts', healthcheck: 'src/healthcheck.ts' },
+    splitting: true,
+    // Chunks stay in dist/ itself: modules find package.json and dist/web/ relative to their own
+    // file (version.ts, server/page.ts), which must be the same directory for every output file.
+    chunkNames: '[name]-[hash]',
+  }),
+  build({ ...common, entryPoints: { worker: 'src/measurement/worker.ts' } }),
+]);
