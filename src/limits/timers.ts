@@ -17,3 +17,24 @@ export async function safeDelay(ms: number, signal?: AbortSignal): Promise<void>
   }
   signal?.throwIfAborted();
 }
+
+/**
+ * Below this many ms before an instant, `waitUntil` stops trusting timers: a Node timer counts
+ * whole milliseconds of a cached loop time and fires anywhere from just before to a millisecond or
+ * more after the moment asked for.
+ */
+export const TIMER_SLACK_MS = 1.5;
+
+/**
+ * Resolves at the instant `atMs` of the clock `now` (ms), to a fraction of a millisecond when the
+ * thread is not starved: a timer until `TIMER_SLACK_MS` before it, then event-loop turns
+ * (`setImmediate`) until the clock reaches it. With `Date.now`, which counts whole milliseconds,
+ * that is the moment its count reaches `atMs`, not up to a millisecond after. The turns keep
+ * polling I/O, so a response another request is waiting for is still read on time; they cost at
+ * most that last stretch of CPU. Resolves at once for an instant that has passed.
+ */
+export async function waitUntil(atMs: number, now: () => number = Date.now): Promise<void> {
+  const early = atMs - now() - TIMER_SLACK_MS;
+  if (early > 0) await delay(Math.floor(early));
+  while (now() < atMs) await new Promise<void>((resolve) => setImmediate(resolve));
+}

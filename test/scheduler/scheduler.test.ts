@@ -8,7 +8,7 @@ import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import { pingCheck } from '../../src/checks/ping.js';
 import type { SkipReason } from '../../src/vocabulary.js';
 import type { EnvironmentRuntime } from '../../src/environment.js';
-import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { FIRE_LEAD_MS, Scheduler } from '../../src/scheduler/scheduler.js';
 import {
   captureLogger,
   startTestSimulator,
@@ -70,7 +70,13 @@ async function setUp(
     random = (): number => 0,
     intervalMs = 1_000,
     timeoutMs = 2_500,
-  }: { random?: () => number; intervalMs?: number; timeoutMs?: number } = {},
+    prepare,
+  }: {
+    random?: () => number;
+    intervalMs?: number;
+    timeoutMs?: number;
+    prepare?: () => void;
+  } = {},
 ) {
   const env = testEnvironment(sim.url, {
     ping: { intervalMs, timeoutMs },
@@ -90,6 +96,7 @@ async function setUp(
     onSkip: (_env, c, reason) => skips.push({ check: c, reason }),
     log: captureLogger().log,
     random,
+    ...(prepare ? { prepare } : {}),
   });
   const nextResult = () => new Promise<void>((resolve) => (resultSeen = resolve));
   return { runtime, scheduler, results, skips, nextResult };
@@ -167,15 +174,30 @@ describe('Scheduler', () => {
   });
 
   it('fires at its fixed start offset inside the interval, to the millisecond', async () => {
-    // 0.5123 of a 15 s interval: 7684 ms. cron fires at second 7 of every 15; each tick then
-    // waits the remaining 684 ms, so many environments spread across the second.
+    // 0.5123 of a 15 s interval: 7684 ms. cron fires at second 6 of every 15, a second ahead;
+    // each tick then arms a timer for 7.684 s, so many environments spread across the second.
     const { schedule, starts } = await onFakeClock('2026-01-01T12:00:00.000Z', 40_000, {
       random: () => 0.5123,
       intervalMs: 15_000,
     });
     expect(schedule).toEqual([
-      { environment: 'production', check: 'ping', cron: '7-59/15 * * * * *', offsetMs: 7684 },
+      { environment: 'production', check: 'ping', cron: '6-59/15 * * * * *', offsetMs: 7684 },
     ]);
+    expect(starts).toEqual([
+      '2026-01-01T12:00:07.684Z',
+      '2026-01-01T12:00:22.684Z',
+      '2026-01-01T12:00:37.684Z',
+    ]);
+  });
+
+  it('wakes each run FIRE_LEAD_MS ahead to prepare, and starts it at its instant', async () => {
+    const prepared: string[] = [];
+    const { starts } = await onFakeClock('2026-01-01T12:00:00.000Z', 40_000, {
+      random: () => 0.5123,
+      intervalMs: 15_000,
+      prepare: () => prepared.push(new Date(Date.now() + FIRE_LEAD_MS).toISOString()),
+    });
+    expect(prepared).toEqual(starts);
     expect(starts).toEqual([
       '2026-01-01T12:00:07.684Z',
       '2026-01-01T12:00:22.684Z',
@@ -188,7 +210,8 @@ describe('Scheduler', () => {
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
     });
     vi.setSystemTime(new Date('2026-01-01T12:00:00.000Z'));
-    // Of a 10 s interval: 3.25 s and 3.9 s share second 3 (one cron task); 7.1 s has its own.
+    // Of a 10 s interval: 3.25 s and 3.9 s share second 3, so their ticks share second 2 (one cron
+    // task); 7.1 s has its own.
     const fractions = [0.325, 0.39, 0.71];
     const runtimes = await Promise.all(
       ['a', 'b', 'c'].map(async (name) => {
@@ -212,9 +235,9 @@ describe('Scheduler', () => {
     });
     scheduler.start();
     expect(scheduler.schedule.map((s) => [s.environment, s.cron, s.offsetMs])).toEqual([
-      ['a', '3-59/10 * * * * *', 3250],
-      ['b', '3-59/10 * * * * *', 3900],
-      ['c', '7-59/10 * * * * *', 7100],
+      ['a', '2-59/10 * * * * *', 3250],
+      ['b', '2-59/10 * * * * *', 3900],
+      ['c', '6-59/10 * * * * *', 7100],
     ]);
     for (let elapsed = 0; elapsed < 20_000; elapsed += 1_000) {
       await vi.advanceTimersByTimeAsync(1_000);
