@@ -139,8 +139,13 @@ export class Scheduler {
     for (const { env, check, offsetMs } of firsts) {
       const interval = env.intervalFor(check);
       const first = nextFireAt(wallNow + FIRE_LEAD_MS, interval, offsetMs);
-      if (first < nextFireAt(firstTicked, interval, offsetMs)) this.arm(env, check, first);
-      if (check.budgetPriority === 'first') env.budget.reserve(first - wallNow);
+      const armedNow = first < nextFireAt(firstTicked, interval, offsetMs);
+      if (armedNow) this.arm(env, check, first);
+      if (check.budgetPriority === 'first') {
+        env.budget.reserve(first - wallNow);
+        // Each tick reserves the run after its own; the one after a run armed here, too.
+        if (armedNow) env.budget.reserve(first + interval - wallNow);
+      }
     }
     for (const [cron, ticks] of byCron) {
       const task = createTask(cron, (context) => {

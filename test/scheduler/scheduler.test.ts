@@ -173,6 +173,35 @@ describe('Scheduler', () => {
     ]);
   });
 
+  it('reserves the budget for the run after one due before the first cron tick', async () => {
+    const reserved: number[] = [];
+    // Started at 07.000 for a run at 07.684: its cron tick (second 6) has passed, so the run gets
+    // its timer at start, and the tick at 21 is for the run at 22.684.
+    const { starts } = await onFakeClock(
+      '2026-01-01T12:00:07.000Z',
+      31_000,
+      { random: () => 0.5123, intervalMs: 15_000 },
+      (runtime) => {
+        const reserve = runtime.budget.reserve.bind(runtime.budget);
+        runtime.budget.reserve = (inMs: number) => {
+          reserved.push(Date.now() + inMs);
+          reserve(inMs);
+        };
+      },
+    );
+    expect(starts).toEqual([
+      '2026-01-01T12:00:07.684Z',
+      '2026-01-01T12:00:22.684Z',
+      '2026-01-01T12:00:37.684Z',
+    ]);
+    expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
+      '2026-01-01T12:00:07.684Z', // at start: the first ping
+      '2026-01-01T12:00:22.684Z', // at start: the one after it
+      '2026-01-01T12:00:37.684Z', // at the tick for 22.684
+      '2026-01-01T12:00:52.684Z', // at the tick for 37.684
+    ]);
+  });
+
   it('fires at its fixed start offset inside the interval, to the millisecond', async () => {
     // 0.5123 of a 15 s interval: 7684 ms. cron fires at second 6 of every 15, a second ahead;
     // each tick then arms a timer for 7.684 s, so many environments spread across the second.
