@@ -33,8 +33,17 @@ export const TIMER_SLACK_MS = 1.5;
  * polling I/O, so a response another request is waiting for is still read on time; they cost at
  * most that last stretch of CPU. Resolves at once for an instant that has passed.
  */
-export async function waitUntil(atMs: number, now: () => number = Date.now): Promise<void> {
-  const early = atMs - now() - TIMER_SLACK_MS;
-  if (early > 0) await delay(Math.floor(early));
-  while (now() < atMs) await new Promise<void>((resolve) => setImmediate(resolve));
+export async function waitUntil(
+  atMs: number,
+  now: () => number = Date.now,
+  monotonic: () => number = () => performance.now(),
+): Promise<void> {
+  const left = atMs - now();
+  // A wall clock stepped back meanwhile must not hold the wait (or spin) for the step: it ends a
+  // millisecond after the instant on the monotonic clock in any case.
+  const latest = monotonic() + left + 1;
+  if (left - TIMER_SLACK_MS > 0) await delay(Math.floor(left - TIMER_SLACK_MS));
+  while (now() < atMs && monotonic() < latest) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
