@@ -118,8 +118,11 @@ export class EnvironmentRuntime {
     return this.opts.ledger.writable;
   }
 
-  /** Runs `check` once in this environment. Never throws. */
-  run(check: AnyCheck, signal?: AbortSignal): Promise<CheckResult> {
+  /**
+   * Runs `check` once in this environment. Never throws. `startAt` (wall clock, ms): the instant
+   * its first request goes out, when the run is set up ahead of it (see `RunOptions.startAt`).
+   */
+  run(check: AnyCheck, signal?: AbortSignal, startAt?: number): Promise<CheckResult> {
     const runNumber = this.runNumbers.get(check.name) ?? 0;
     this.runNumbers.set(check.name, runNumber + 1);
     return runCheck({
@@ -137,6 +140,7 @@ export class EnvironmentRuntime {
       // Cleanups (e.g. closing a session) are single requests, with a little headroom.
       cleanupTimeoutMs: this.section(check).requestTimeoutMs + 5_000,
       ...(signal ? { signal } : {}),
+      ...(startAt === undefined ? {} : { startAt }),
     });
   }
 

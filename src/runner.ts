@@ -21,6 +21,7 @@ import { sectionOf } from './config/section.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
 import { admit, RetryAfterError } from './limits/admission.js';
+import { waitUntil } from './limits/timers.js';
 import type { CreatedSessions } from './sessions/journal.js';
 
 export interface RunOptions {
@@ -40,6 +41,13 @@ export interface RunOptions {
   cleanupTimeoutMs?: number;
   /** Aborts the run from outside (shutdown). */
   signal?: AbortSignal;
+  /**
+   * The instant the schedule named for this run (wall clock, ms). The scheduler starts a run a
+   * little before it, so that setting up the run costs no lateness; the run's first admission
+   * then waits until this instant, and the run is timed from it (`startedAt`, `durationMs`, its
+   * deadline). Absent: the run starts now.
+   */
+  startAt?: number;
   /** Monotonic clock in ms. */
   now?: () => number;
   /** Wall clock in ms, for `startedAt`. */
@@ -49,15 +57,21 @@ export interface RunOptions {
 /** Runs `opts.check` once and returns its Result. Never throws. */
 export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const now = opts.now ?? (() => performance.now());
-  const startedAt = (opts.wallNow ?? Date.now)();
-  const start = now();
+  const wallClock = opts.wallNow ?? Date.now;
+  const setUpAt = wallClock();
+  // A run set up ahead of its instant starts at it; one set up late starts now.
+  const early = opts.startAt === undefined ? 0 : Math.max(0, opts.startAt - setUpAt);
+  const startedAt = setUpAt + early;
+  // Re-taken when the wait for the instant ends (below).
+  let start = now() + early;
+  let startPending = early > 0;
   const correlationId = randomUUID();
   const steps: StepRecord[] = [];
   const responses: CheckResult['responses'] = [];
   const contractChecks: CheckResult['contractChecks'] = [];
   const cleanups: Array<() => Promise<void>> = [];
 
-  const deadline = AbortSignal.timeout(opts.timeoutMs);
+  const deadline = AbortSignal.timeout(opts.timeoutMs + early);
   let deadlineAt = start + opts.timeoutMs;
   let signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   const log = withFields(opts.log, { correlationId });
@@ -87,6 +101,13 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     },
     now,
     async acquireBudget() {
+      if (startPending) {
+        // The first request goes out at the run's instant, not before (see `startAt`).
+        startPending = false;
+        // On the wall clock, the one the schedule names instants in.
+        await waitUntil(startedAt, wallClock);
+        start = now();
+      }
       // Never wait for a Retry-After that outlasts the run: fail now, as rate limited.
       const maxWaitMs = Math.max(0, deadlineAt - now());
       await admit(opts.gate, opts.budget, {

@@ -258,3 +258,40 @@ describe('waits for the request budget', () => {
     }
   });
 });
+
+describe('a run set up ahead of its instant (startAt)', () => {
+  it('sends its first request at the instant and is timed from it', async () => {
+    const leadMs = 30;
+    const setUpMono = performance.now();
+    const startAt = Date.now() + leadMs;
+    let admittedAt = 0;
+    const { result } = await run(
+      check(async (ctx) => {
+        await ctx.acquireBudget();
+        admittedAt = Date.now();
+        return { outcome: 'pass', reason: null, facts: null };
+      }),
+      { startAt },
+    );
+    const endMono = performance.now();
+    expect(admittedAt).toBeGreaterThanOrEqual(startAt);
+    expect(result.startedAt).toBe(startAt);
+    // The wait until the instant lasted at least `leadMs` less the millisecond Date.now() may
+    // trail by; none of it is in the duration.
+    expect(result.durationMs).toBeLessThanOrEqual(endMono - setUpMono - (leadMs - 1));
+    expect(result.budgetWaitMs).toBeLessThan(leadMs - 1);
+  });
+
+  it('starts at once when it is set up after its instant', async () => {
+    const startAt = Date.now() - 50;
+    const before = Date.now();
+    const { result } = await run(
+      check(async (ctx) => {
+        await ctx.acquireBudget();
+        return { outcome: 'pass', reason: null, facts: null };
+      }),
+      { startAt },
+    );
+    expect(result.startedAt).toBeGreaterThanOrEqual(before);
+  });
+});

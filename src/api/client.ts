@@ -257,7 +257,8 @@ export class ApiClient {
       headers['x-request-id'] = call.correlationId;
     }
 
-    const startedAt = performance.now();
+    // Re-taken when undici gets the request (below); until then, for a call that never starts.
+    let startedAt = performance.now();
     if (call.signal?.aborted) {
       // Nothing was sent; the caller gave up before the call began.
       return this.#describe(call, startedAt, null, {
@@ -348,7 +349,12 @@ export class ApiClient {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#beginFlight();
       try {
-        this.#dispatcherFor(call).dispatch(
+        // The exchange starts when undici gets it, as blackbox_exporter's phases start at its
+        // dial: the deadline timer, the handler and the channel subscription above are the
+        // client's own set-up (tens of µs), not the API's time.
+        const dispatcher = this.#dispatcherFor(call);
+        startedAt = performance.now();
+        dispatcher.dispatch(
           {
             origin: this.#origin,
             path,

@@ -24,6 +24,11 @@ export interface MeasurementEngine {
   stop(graceMs: number): Promise<void>;
 }
 
+export interface EngineOptions {
+  /** Called just before each scheduled run (the worker collects its young generation). */
+  prepareRun?: () => void;
+}
+
 /**
  * Opens the ledger, checks that it can be written, starts the schedules, and only then, in the
  * background, closes what a previous process left open: start-up never waits for the API (a
@@ -32,6 +37,7 @@ export interface MeasurementEngine {
 export async function startEngine(
   init: MeasurementInit,
   emit: (event: MeasurementEvent) => void,
+  options: EngineOptions = {},
 ): Promise<MeasurementEngine> {
   const log = eventLogger(emit);
   const ledger = await SessionLedger.open(init.config.stateFile);
@@ -76,6 +82,7 @@ export async function startEngine(
     onSkip: (environment, check, reason) => emit({ type: 'skip', environment, check, reason }),
     onFollowUp: (environment, check, event) =>
       emit({ type: 'follow_up', environment, check, event }),
+    ...(options.prepareRun ? { prepare: options.prepareRun } : {}),
   });
   scheduler.start();
   const control = init.config.control

@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { startEngine } from './engine.js';
 import type { MeasurementCommand, MeasurementEvent, MeasurementInit } from './messages.js';
+import { youngGenerationCollector } from './young-generation.js';
 
 const port = parentPort;
 if (!port) throw new Error('measurement worker must run in a worker thread');
@@ -18,7 +19,9 @@ setFlagsFromString('--liftoff-only');
 const emit = (event: MeasurementEvent): void => port.postMessage(event);
 
 try {
-  const engine = await startEngine(workerData as MeasurementInit, emit);
+  const engine = await startEngine(workerData as MeasurementInit, emit, {
+    prepareRun: youngGenerationCollector(),
+  });
   port.on('message', (command: MeasurementCommand) => {
     if (command.type !== 'stop') return;
     void engine.stop(command.graceMs).then(

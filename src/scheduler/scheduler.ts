@@ -3,11 +3,14 @@
  * overlap (a run that would is counted as skipped with reason `overlap`); while the API's
  * Retry-After is in force, runs are skipped with `rate_limit_backoff`; when the request budget
  * could not serve a run in time, with `budget`. Each schedule gets a random but fixed start offset
- * inside its interval, so the environments do not fire together. The whole seconds of the offset
- * are in the cron expression; cron cannot express the rest, under a second, so each tick waits
- * that long before it fires: without it, at 1000 environments on 60 s pings some 17 runs would
+ * inside its interval, so the environments do not fire together. Cron cannot express the part of
+ * the offset under a second (without it, at 1000 environments on 60 s pings some 17 runs would
  * start in the same millisecond of every second, one after another, and the last of them
- * measurably late.
+ * measurably late), and a cron tick itself comes a millisecond or more after its second (node-cron
+ * sleeps with a whole-millisecond timer, then runs its own bookkeeping). So the cron expression
+ * names the whole second one second before the run is due, and the tick arms a timer of its own:
+ * it wakes `FIRE_LEAD_MS` before the instant, prepares (`SchedulerOptions.prepare`, then the run's
+ * set-up), and the run's first request goes out at the instant (`RunOptions.startAt`).
  *
  * A check with follow-up runs (`Check.followUp`, e.g. confirmation pings) also gets one
  * `FollowUpSequence` per environment: a scheduled result that starts one arms a timer, and each
@@ -36,7 +39,22 @@ export interface SchedulerOptions {
   onFollowUp?: (environment: string, check: string, event: FollowUpEvent) => void;
   /** Monotonic clock of follow-up windows, ms; tests on a fake clock pass `Date.now`. */
   now?: () => number;
+  /**
+   * Called when a scheduled run wakes, `FIRE_LEAD_MS` before its instant: work that would
+   * otherwise land inside the run (the measurement worker collects its young generation here).
+   */
+  prepare?: () => void;
 }
+
+/**
+ * How long before its instant a scheduled run wakes: enough for `prepare` (a young-generation
+ * collection, about 1 ms) and the run's set-up, so that neither delays the first request
+ * (bench/README.md, "Drift").
+ */
+export const FIRE_LEAD_MS = 10;
+
+/** How far ahead of a run's instant its cron tick comes: the whole second before it. */
+const TICK_AHEAD_MS = 1_000;
 
 /** One check's follow-up runs in one environment. */
 interface FollowUpState {
@@ -64,7 +82,10 @@ export interface ScheduledTaskInfo {
   environment: string;
   check: string;
   cron: string;
-  /** The task's start offset inside its interval, ms; `offsetMs % 1000` is waited on each tick. */
+  /**
+   * The task's start offset inside its interval, ms: the runs are due at `k × interval + offsetMs`.
+   * `cron` names the whole second before each (see the module comment).
+   */
   offsetMs: number;
 }
 
@@ -72,7 +93,7 @@ export class Scheduler {
   private readonly tasks: ScheduledTask[] = [];
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
-  /** Ticks waiting out their sub-second offset; cleared on stop. */
+  /** Runs waiting for their instant; cleared on stop. */
   private readonly pendingTicks = new Set<NodeJS.Timeout>();
   private stopping = false;
   private readonly followUps = new Map<string, FollowUpState>();
@@ -89,19 +110,20 @@ export class Scheduler {
    */
   start(): void {
     const random = this.opts.random ?? Math.random;
-    const byCron = new Map<string, Array<() => void>>();
+    const byCron = new Map<string, Array<(slotMs: number) => void>>();
+    const firsts: Array<{ env: EnvironmentRuntime; check: AnyCheck; offsetMs: number }> = [];
     for (const env of this.opts.environments) {
       for (const check of this.opts.checks) {
         if (!env.enabled(check)) continue;
         const interval = env.intervalFor(check);
         const offsetMs = Math.floor(random() * interval);
-        const cron = cronWithOffset(interval, offsetMs);
+        const cron = cronWithOffset(interval, offsetMs - TICK_AHEAD_MS);
         if (cron === null) throw new Error(`interval ${interval} ms cannot be scheduled by cron`);
         const ticks = byCron.get(cron) ?? [];
-        ticks.push(() => this.tick(env, check, offsetMs));
+        ticks.push((slotMs) => this.tick(env, check, offsetMs, slotMs));
         byCron.set(cron, ticks);
         this.schedule.push({ environment: env.name, check: check.name, cron, offsetMs });
-        this.reserveScheduled(env, check, offsetMs, 0);
+        firsts.push({ env, check, offsetMs });
         const policy = check.followUp?.policy(env.section(check));
         if (policy) {
           const sequence = new FollowUpSequence(policy);
@@ -110,9 +132,25 @@ export class Scheduler {
         }
       }
     }
+    // node-cron's first tick comes on a whole second after the one at hand, for the run a second
+    // after it; a run due before that gets its timer here.
+    const wallNow = Date.now();
+    const firstTicked = Math.floor(wallNow / 1000) * 1000 + 2 * TICK_AHEAD_MS;
+    for (const { env, check, offsetMs } of firsts) {
+      const interval = env.intervalFor(check);
+      const first = nextFireAt(wallNow + FIRE_LEAD_MS, interval, offsetMs);
+      const armedNow = first < nextFireAt(firstTicked, interval, offsetMs);
+      if (armedNow) this.arm(env, check, first);
+      if (check.budgetPriority === 'first') {
+        env.budget.reserve(first - wallNow);
+        // Each tick reserves the run after its own; the one after a run armed here, too.
+        if (armedNow) env.budget.reserve(first + interval - wallNow);
+      }
+    }
     for (const [cron, ticks] of byCron) {
-      const task = createTask(cron, () => {
-        for (const tick of ticks) tick();
+      const task = createTask(cron, (context) => {
+        const slotMs = context.date.getTime();
+        for (const tick of ticks) tick(slotMs);
       });
       this.tasks.push(task);
       void task.start();
@@ -120,41 +158,36 @@ export class Scheduler {
   }
 
   /**
-   * Tells the environment's budget when the next scheduled run of a `first`-priority check (the
-   * ping) is due, so that no other check's request takes the token it needs then. `afterMs` skips
-   * the fire time at hand: a tick reserves the one after it.
+   * A cron tick for the whole second `slotMs`, one second before the run it is for: arms that
+   * run's timer. A `first`-priority check (the ping) also tells the environment's budget when the
+   * run after it is due, so that no other check's request takes the token it needs then.
    */
-  private reserveScheduled(
-    env: EnvironmentRuntime,
-    check: AnyCheck,
-    offsetMs: number,
-    afterMs: number,
-  ): void {
-    if (check.budgetPriority !== 'first') return;
-    const wallNow = Date.now();
-    const next = nextFireAt(wallNow + afterMs, env.intervalFor(check), offsetMs);
-    env.budget.reserve(next - wallNow);
+  private tick(env: EnvironmentRuntime, check: AnyCheck, offsetMs: number, slotMs: number): void {
+    const dueAt = slotMs + TICK_AHEAD_MS + (offsetMs % 1000);
+    if (check.budgetPriority === 'first') {
+      env.budget.reserve(dueAt + env.intervalFor(check) - Date.now());
+    }
+    this.arm(env, check, dueAt);
   }
 
-  /** A cron tick: fires now, or after the sub-second part of the task's offset. */
-  private tick(env: EnvironmentRuntime, check: AnyCheck, offsetMs: number): void {
-    // The next fire time is at least half an interval away from this one, whichever side of
-    // its whole second the cron tick landed on.
-    this.reserveScheduled(env, check, offsetMs, env.intervalFor(check) / 2);
-    const subSecondMs = offsetMs % 1000;
-    if (subSecondMs === 0) {
-      this.fire(env, check);
-      return;
-    }
-    const timer = setTimeout(() => {
-      this.pendingTicks.delete(timer);
-      this.fire(env, check);
-    }, subSecondMs);
+  /** Wakes `FIRE_LEAD_MS` before `dueAt` (wall clock, ms), prepares, and fires for `dueAt`. */
+  private arm(env: EnvironmentRuntime, check: AnyCheck, dueAt: number): void {
+    const timer = setTimeout(
+      () => {
+        this.pendingTicks.delete(timer);
+        this.opts.prepare?.();
+        this.fire(env, check, dueAt);
+      },
+      Math.max(0, dueAt - FIRE_LEAD_MS - Date.now()),
+    );
     this.pendingTicks.add(timer);
   }
 
-  /** A task's tick: starts a run unless it must be skipped (overlap, Retry-After, budget). */
-  fire(env: EnvironmentRuntime, check: AnyCheck): void {
+  /**
+   * Starts a run unless it must be skipped (overlap, Retry-After, budget). `dueAt` (wall clock,
+   * ms): the instant its first request goes out, when that is still ahead; default now.
+   */
+  fire(env: EnvironmentRuntime, check: AnyCheck, dueAt?: number): void {
     if (this.stopping) return;
     const key = `${env.name}/${check.name}`;
     const skip = this.skipReason(env, check, key);
@@ -163,7 +196,7 @@ export class Scheduler {
       return;
     }
     const run = env
-      .run(check, this.abort.signal)
+      .run(check, this.abort.signal, dueAt)
       .then(async (result) => {
         this.opts.onResult(result);
         this.afterScheduled(key, result);

@@ -8,7 +8,7 @@ import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import { pingCheck } from '../../src/checks/ping.js';
 import type { SkipReason } from '../../src/vocabulary.js';
 import type { EnvironmentRuntime } from '../../src/environment.js';
-import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { FIRE_LEAD_MS, Scheduler } from '../../src/scheduler/scheduler.js';
 import {
   captureLogger,
   startTestSimulator,
@@ -70,7 +70,13 @@ async function setUp(
     random = (): number => 0,
     intervalMs = 1_000,
     timeoutMs = 2_500,
-  }: { random?: () => number; intervalMs?: number; timeoutMs?: number } = {},
+    prepare,
+  }: {
+    random?: () => number;
+    intervalMs?: number;
+    timeoutMs?: number;
+    prepare?: () => void;
+  } = {},
 ) {
   const env = testEnvironment(sim.url, {
     ping: { intervalMs, timeoutMs },
@@ -90,6 +96,7 @@ async function setUp(
     onSkip: (_env, c, reason) => skips.push({ check: c, reason }),
     log: captureLogger().log,
     random,
+    ...(prepare ? { prepare } : {}),
   });
   const nextResult = () => new Promise<void>((resolve) => (resultSeen = resolve));
   return { runtime, scheduler, results, skips, nextResult };
@@ -166,16 +173,60 @@ describe('Scheduler', () => {
     ]);
   });
 
+  it('reserves the budget for the run after one due before the first cron tick', async () => {
+    const reserved: number[] = [];
+    // Started at 07.000 for a run at 07.684: its cron tick (second 6) has passed, so the run gets
+    // its timer at start, and the tick at 21 is for the run at 22.684.
+    const { starts } = await onFakeClock(
+      '2026-01-01T12:00:07.000Z',
+      31_000,
+      { random: () => 0.5123, intervalMs: 15_000 },
+      (runtime) => {
+        const reserve = runtime.budget.reserve.bind(runtime.budget);
+        runtime.budget.reserve = (inMs: number) => {
+          reserved.push(Date.now() + inMs);
+          reserve(inMs);
+        };
+      },
+    );
+    expect(starts).toEqual([
+      '2026-01-01T12:00:07.684Z',
+      '2026-01-01T12:00:22.684Z',
+      '2026-01-01T12:00:37.684Z',
+    ]);
+    expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
+      '2026-01-01T12:00:07.684Z', // at start: the first ping
+      '2026-01-01T12:00:22.684Z', // at start: the one after it
+      '2026-01-01T12:00:37.684Z', // at the tick for 22.684
+      '2026-01-01T12:00:52.684Z', // at the tick for 37.684
+    ]);
+  });
+
   it('fires at its fixed start offset inside the interval, to the millisecond', async () => {
-    // 0.5123 of a 15 s interval: 7684 ms. cron fires at second 7 of every 15; each tick then
-    // waits the remaining 684 ms, so many environments spread across the second.
+    // 0.5123 of a 15 s interval: 7684 ms. cron fires at second 6 of every 15, a second ahead;
+    // each tick then arms a timer for 7.684 s, so many environments spread across the second.
     const { schedule, starts } = await onFakeClock('2026-01-01T12:00:00.000Z', 40_000, {
       random: () => 0.5123,
       intervalMs: 15_000,
     });
     expect(schedule).toEqual([
-      { environment: 'production', check: 'ping', cron: '7-59/15 * * * * *', offsetMs: 7684 },
+      { environment: 'production', check: 'ping', cron: '6-59/15 * * * * *', offsetMs: 7684 },
     ]);
+    expect(starts).toEqual([
+      '2026-01-01T12:00:07.684Z',
+      '2026-01-01T12:00:22.684Z',
+      '2026-01-01T12:00:37.684Z',
+    ]);
+  });
+
+  it('wakes each run FIRE_LEAD_MS ahead to prepare, and starts it at its instant', async () => {
+    const prepared: string[] = [];
+    const { starts } = await onFakeClock('2026-01-01T12:00:00.000Z', 40_000, {
+      random: () => 0.5123,
+      intervalMs: 15_000,
+      prepare: () => prepared.push(new Date(Date.now() + FIRE_LEAD_MS).toISOString()),
+    });
+    expect(prepared).toEqual(starts);
     expect(starts).toEqual([
       '2026-01-01T12:00:07.684Z',
       '2026-01-01T12:00:22.684Z',
@@ -188,7 +239,8 @@ describe('Scheduler', () => {
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
     });
     vi.setSystemTime(new Date('2026-01-01T12:00:00.000Z'));
-    // Of a 10 s interval: 3.25 s and 3.9 s share second 3 (one cron task); 7.1 s has its own.
+    // Of a 10 s interval: 3.25 s and 3.9 s share second 3, so their ticks share second 2 (one cron
+    // task); 7.1 s has its own.
     const fractions = [0.325, 0.39, 0.71];
     const runtimes = await Promise.all(
       ['a', 'b', 'c'].map(async (name) => {
@@ -212,9 +264,9 @@ describe('Scheduler', () => {
     });
     scheduler.start();
     expect(scheduler.schedule.map((s) => [s.environment, s.cron, s.offsetMs])).toEqual([
-      ['a', '3-59/10 * * * * *', 3250],
-      ['b', '3-59/10 * * * * *', 3900],
-      ['c', '7-59/10 * * * * *', 7100],
+      ['a', '2-59/10 * * * * *', 3250],
+      ['b', '2-59/10 * * * * *', 3900],
+      ['c', '6-59/10 * * * * *', 7100],
     ]);
     for (let elapsed = 0; elapsed < 20_000; elapsed += 1_000) {
       await vi.advanceTimersByTimeAsync(1_000);

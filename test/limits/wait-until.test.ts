@@ -1,0 +1,50 @@
+/**
+ * `waitUntil`: resolves when its clock reaches the instant, never before, on a clock the test
+ * moves (no wall-clock time involved).
+ */
+import { describe, expect, it } from 'vitest';
+import { TIMER_SLACK_MS, waitUntil } from '../../src/limits/timers.js';
+
+describe('waitUntil', () => {
+  it('resolves at the first reading of its clock at or past the instant', async () => {
+    // A clock that moves a quarter of a millisecond per reading: within the timer slack, so the
+    // wait is event-loop turns only.
+    let t = 100;
+    const readings: number[] = [];
+    const clock = () => {
+      readings.push(t);
+      t += 0.25;
+      return readings.at(-1)!;
+    };
+    // The monotonic clock stands still: only the clock waited on ends the wait.
+    await waitUntil(100 + TIMER_SLACK_MS / 2, clock, () => 0);
+    expect(readings.at(-1)).toBeGreaterThanOrEqual(100 + TIMER_SLACK_MS / 2);
+    expect(readings.at(-2)).toBeLessThan(100 + TIMER_SLACK_MS / 2);
+  });
+
+  it('ends a millisecond after the instant on the monotonic clock when its clock stands still', async () => {
+    // A wall clock stepped back (or standing still) must not hold the wait; the monotonic clock
+    // moves a millisecond per reading.
+    let mono = 0;
+    const seen: number[] = [];
+    await waitUntil(
+      1,
+      () => 0,
+      () => {
+        seen.push(mono);
+        return mono++;
+      },
+    );
+    // Instant 1 ms ahead, so the wait ends once the monotonic clock reads 2 (1 ms after it).
+    expect(seen).toEqual([0, 1, 2]);
+  });
+
+  it('resolves at once for an instant that has passed', async () => {
+    let readings = 0;
+    await waitUntil(5, () => {
+      readings += 1;
+      return 10;
+    });
+    expect(readings).toBe(2);
+  });
+});
