@@ -17,7 +17,7 @@ import type { FaultRule } from '../../src/simulator/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { UNRECOVERABLE_MESSAGE } from '../../src/sessions/unrecoverable.js';
 import { eventually, metricSum, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
-import { writeChaosConfig } from './daemon-config.js';
+import { writeDaemonConfig } from '../support/daemon-config.js';
 import { startFuzzProxy, type FuzzProxy } from './proxy.js';
 
 const KEY = 'daemon-states-key-6e5d4c3b2a19';
@@ -95,7 +95,7 @@ describe('SIGTERM in every phase ends the daemon within 15 s', () => {
   ];
   it.each(phases)('$name', async ({ street1, faults, waitFor }) => {
     for (const rule of faults) sim.faults.add(rule);
-    const config = await writeChaosConfig(`${proxy.url}/env/production`, {
+    const config = await writeDaemonConfig(`${proxy.url}/env/production`, {
       ...(street1 ? { street1 } : {}),
       lifecycle: {
         interval: '3s',
@@ -125,7 +125,7 @@ describe('SIGTERM in every phase ends the daemon within 15 s', () => {
 describe('start-up', () => {
   it('does not wait for the leftover sweep when its close meets 429 with Retry-After: 60', async () => {
     const token = await openSession();
-    const config = await writeChaosConfig(`${sim.url}/env/production`);
+    const config = await writeDaemonConfig(`${sim.url}/env/production`);
     await mkdir(dirname(config.stateFile), { recursive: true });
     // A leftover of a process that is gone (a version-1 file has no owners).
     await writeFile(
@@ -169,7 +169,7 @@ describe('start-up', () => {
       endpoint: 'ping',
       fault: { kind: 'status', status: 429, retryAfterSeconds: 99_999_999_999 },
     });
-    const config = await writeChaosConfig(`${sim.url}/env/production`);
+    const config = await writeDaemonConfig(`${sim.url}/env/production`);
     const daemon = start(config.path);
     await daemon.url;
     await eventually(
@@ -185,7 +185,7 @@ describe('start-up', () => {
 
   it('reports a session whose create a SIGKILL interrupted, at the next start', async () => {
     sim.faults.add({ endpoint: 'create_session', fault: { kind: 'latency', ms: 1_500 } });
-    const config = await writeChaosConfig(`${proxy.url}/env/production`, {
+    const config = await writeDaemonConfig(`${proxy.url}/env/production`, {
       lifecycle: { interval: '3s', timeout: '2500ms', request_timeout: '2s' },
     });
     const first = start(config.path);
@@ -220,7 +220,7 @@ describe('start-up', () => {
 
 describe('a state directory that becomes unwritable', () => {
   it('is logged once, exported, skips lifecycle runs, keeps pings, and is noticed when fixed', async () => {
-    const config = await writeChaosConfig(`${sim.url}/env/production`, {
+    const config = await writeDaemonConfig(`${sim.url}/env/production`, {
       street1: '1 Instant Way',
       lifecycle: { interval: '2s', timeout: '1500ms' },
     });
@@ -262,7 +262,7 @@ describe('a state directory that becomes unwritable', () => {
   });
 
   it('at start-up: logged, exported, and the daemon still gets ready and pings', async () => {
-    const config = await writeChaosConfig(`${sim.url}/env/production`);
+    const config = await writeDaemonConfig(`${sim.url}/env/production`);
     await writeFile(dirname(config.stateFile), '');
     const daemon = start(config.path);
     const url = await daemon.url;

@@ -13,7 +13,7 @@ import { seededRandom } from '../../src/simulator/random.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { UNRECOVERABLE_MESSAGE } from '../../src/sessions/unrecoverable.js';
 import { collect, eventually, spawnCli, startDaemonProcess } from '../support/cli.js';
-import { writeChaosConfig } from './daemon-config.js';
+import { writeDaemonConfig } from '../support/daemon-config.js';
 import { startFuzzProxy } from './proxy.js';
 
 const KEY = 'kill-chaos-key-1a2b3c4d5e6f';
@@ -46,7 +46,7 @@ export async function runKillChaos(opts: { kills: number; seed: number }): Promi
     fault: { kind: 'latency', distribution: { min: 50, max: 250 } },
   });
   const proxy = await startFuzzProxy(sim.url);
-  const config = await writeChaosConfig(`${proxy.url}/env/production`);
+  const config = await writeDaemonConfig(`${proxy.url}/env/production`);
   const counts: KillCounts = {
     kills: 0,
     killsDuringCreate: 0,

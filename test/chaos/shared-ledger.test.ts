@@ -16,7 +16,7 @@ import {
   startDaemonProcess,
   type DaemonProcess,
 } from '../support/cli.js';
-import { writeChaosConfig } from './daemon-config.js';
+import { writeDaemonConfig } from '../support/daemon-config.js';
 
 const KEY = 'shared-ledger-key-0f1e2d3c4b';
 const ENV = { ISA_PRODUCTION_API_KEY: KEY };
@@ -33,7 +33,7 @@ afterEach(() => {
 
 describe('check and the daemon on one state file', () => {
   it("check's sweep leaves the daemon's pending session alone", async () => {
-    const config = await writeChaosConfig(`${sim.url}/env/production`, {
+    const config = await writeDaemonConfig(`${sim.url}/env/production`, {
       street1: '6 Forever Pending Ct',
       lifecycle: { interval: '6s', timeout: '5500ms', poll_interval: '200ms', poll_timeout: '5s' },
     });
@@ -78,7 +78,7 @@ describe('check and the daemon on one state file', () => {
   });
 
   it('the running daemon closes the session of a check that was killed mid-poll', async () => {
-    const config = await writeChaosConfig(`${sim.url}/env/production`, {
+    const config = await writeDaemonConfig(`${sim.url}/env/production`, {
       street1: '1 Instant Way',
     });
     const daemon = startDaemonProcess(['--config', config.path], ENV);

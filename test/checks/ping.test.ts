@@ -54,12 +54,15 @@ describe('ping check', () => {
     });
   });
 
+  // The simulator holds each answer at least `ms`, so the lower bound of each class is exact;
+  // the next bound up is far away, so a loaded machine cannot push the ping into the next class.
   it.each([
-    [150, 'elevated'],
-    [600, 'warning'],
-    [1100, 'critical'],
-  ] as const)('classifies %i ms of added latency as %s', async (ms, latencyClass) => {
-    const result = await pingWith({ kind: 'latency', ms });
+    [150, 'elevated', { expectedMs: 100, warningMs: 20_000, criticalMs: 30_000 }],
+    [600, 'warning', { expectedMs: 100, warningMs: 500, criticalMs: 20_000 }],
+    [1100, 'critical', { expectedMs: 100, warningMs: 500, criticalMs: 1_000 }],
+  ] as const)('classifies %i ms of added latency as %s', async (ms, latencyClass, thresholds) => {
+    const env = testEnvironment('', { thresholds: { ...thresholds } });
+    const result = await pingWith({ kind: 'latency', ms }, env);
     expect(result.outcome).toBe('pass');
     expect(result.summary['latency_class']).toBe(latencyClass);
     expect(result.facts?.durationMs).toBeGreaterThanOrEqual(ms);

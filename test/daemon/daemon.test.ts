@@ -2,14 +2,13 @@
  * The daemon as users run it: a child process with a config file, against a simulator on
  * loopback. Crash recovery, graceful shutdown, metrics and secrets.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually, metricSum, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
+import { writeDaemonConfig, type DaemonConfigFile } from '../support/daemon-config.js';
 
 const KEY = 'daemon-key-7d6c5b4a3f2e1d0c';
 let sim: RunningSimulator;
@@ -24,35 +23,13 @@ afterEach(() => {
   sim.faults.clear();
 });
 
-async function writeConfig(
+/** One environment against the simulator (or `baseUrl`), a lifecycle that must find service. */
+function writeConfig(
   street1: string,
   extra = '',
   baseUrl = `${sim.url}/env/production`,
-): Promise<{ path: string; stateFile: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'isa-daemon-'));
-  const stateFile = join(dir, 'sessions.json');
-  const path = join(dir, 'config.yaml');
-  await writeFile(
-    path,
-    `listen: { host: 127.0.0.1, port: 0 }
-state_file: ${stateFile}
-shutdown_timeout: 3s
-environments:
-  - name: production
-    base_url: ${baseUrl}
-    api_key_env: ISA_PRODUCTION_API_KEY
-    request_budget_per_second: 10
-    ping: { interval: 1s, timeout: 500ms }
-    lifecycle:
-      interval: 2s
-      timeout: 1500ms
-      poll_interval: 100ms
-      poll_timeout: 1s
-      addresses:
-        - { street1: "${street1}", zip: "80202", expect: available }
-${extra}`,
-  );
-  return { path, stateFile };
+): Promise<DaemonConfigFile> {
+  return writeDaemonConfig(baseUrl, { street1, extra, expect: 'available', requestBudget: 10 });
 }
 
 /**

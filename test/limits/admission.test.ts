@@ -30,6 +30,7 @@ describe('admit', () => {
     );
     expect(err).toBeInstanceOf(RetryAfterError);
     expect((err as RetryAfterError).retryAfterMs).toBeGreaterThan(59_000);
-    expect(performance.now() - started).toBeLessThan(100);
+    // "At once" against the 5 s it may wait: a loaded machine stays far below that.
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

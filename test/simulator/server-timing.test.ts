@@ -49,6 +49,7 @@ describe('Server-Timing', () => {
     const sim = await startTestSimulator();
     await rawRequest(`${sim.url}/ping`, { headers: auth }); // warm-up
     const res = await rawRequest(`${sim.url}/ping`, { headers: auth });
-    expect(serverTimingMs(res.headers['server-timing'])).toBeLessThan(50);
+    // Below the API's 100 ms "expected" bound, so the simulator alone never makes a ping slow.
+    expect(serverTimingMs(res.headers['server-timing'])).toBeLessThan(100);
   });
 });
