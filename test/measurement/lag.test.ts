@@ -6,11 +6,13 @@ afterEach(() => {
 });
 
 /** A sampler on fake timers whose clock runs `late` ms behind each timer it fires. */
-function fakeSampler(opts: {
-  busyIntervalMs: number;
-  restIntervalMs: number;
-  reportEveryMs: number;
-}) {
+function fakeSampler(
+  opts: { busyIntervalMs: number; restIntervalMs: number; reportEveryMs: number } = {
+    busyIntervalMs: 50,
+    restIntervalMs: 15_000,
+    reportEveryMs: 15_000,
+  },
+) {
   vi.useFakeTimers();
   let now = 0;
   const batches: number[][] = [];
@@ -29,11 +31,7 @@ function fakeSampler(opts: {
 
 describe('startLagSampler', () => {
   it('samples at the rest interval while no run is in flight, one batch per sample', () => {
-    const { sampler, batches, pass } = fakeSampler({
-      busyIntervalMs: 50,
-      restIntervalMs: 15_000,
-      reportEveryMs: 15_000,
-    });
+    const { sampler, batches, pass } = fakeSampler();
     pass(15_000, 2);
     pass(15_000, 0);
     pass(15_000, 7);
@@ -42,11 +40,7 @@ describe('startLagSampler', () => {
   });
 
   it('samples densely while a run is in flight and falls back to rest after it', () => {
-    const { sampler, batches, pass } = fakeSampler({
-      busyIntervalMs: 50,
-      restIntervalMs: 15_000,
-      reportEveryMs: 15_000,
-    });
+    const { sampler, batches, pass } = fakeSampler();
     pass(1_000); // into the rest interval: no sample yet
     const end = sampler.begin();
     // Four busy timers, each `late` ms behind.
@@ -62,11 +56,7 @@ describe('startLagSampler', () => {
   });
 
   it('gives a run shorter than the busy interval its sample', () => {
-    const { sampler, batches, pass } = fakeSampler({
-      busyIntervalMs: 50,
-      restIntervalMs: 15_000,
-      reportEveryMs: 15_000,
-    });
+    const { sampler, batches, pass } = fakeSampler();
     const end = sampler.begin();
     pass(10);
     end();
