@@ -11,7 +11,8 @@
  *   idle     both running with no probe due for --seconds: CPU per second.
  *   default  isa-monitor at its default schedule (2 environments, 60 s pings, 5 min lifecycle)
  *            against the simulator for --seconds (at least 600 to see two lifecycle runs per
- *            environment): amortised CPU per check run, RSS steady and peak.
+ *            environment), after 40 s of warm-up: amortised CPU per check run, split by thread
+ *            (main, measurement worker, helpers), RSS steady and peak.
  *   scale    isa-monitor alone with --environments N (default 1000) pinging every --interval
  *            (default 60s): start-up time, fire-time lateness p50/p99, /metrics size and render
  *            time, /api/status size and time, RSS steady and peak, missed and skipped runs.
