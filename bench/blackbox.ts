@@ -11,7 +11,8 @@
  *   idle     both running with no probe due for --seconds: CPU per second.
  *   default  isa-monitor at its default schedule (2 environments, 60 s pings, 5 min lifecycle)
  *            against the simulator for --seconds (at least 600 to see two lifecycle runs per
- *            environment): amortised CPU per check run, RSS steady and peak.
+ *            environment), after 40 s of warm-up: amortised CPU per check run, split by thread
+ *            (main, measurement worker, helpers), RSS steady and peak.
  *   scale    isa-monitor alone with --environments N (default 1000) pinging every --interval
  *            (default 60s): start-up time, fire-time lateness p50/p99, /metrics size and render
  *            time, /api/status size and time, RSS steady and peak, missed and skipped runs.
@@ -21,7 +22,7 @@
  *            minute that polls once a second for 45 s, at a budget of 1/s: how late pings go out
  *            while a lifecycle run holds the budget, and while none does.
  *
- * `--baseline DIR` (compare, idle, drift, slip) runs a second daemon from DIR/cli.js beside the
+ * `--baseline DIR` (compare, idle, default, drift, slip) runs a second daemon from DIR/cli.js beside the
  * first, same configuration, so a change is measured against the build before it in one run: copy
  * the build aside before the change (`cp -r dist package.json node_modules/.cache/base`, where its
  * imports still resolve).
@@ -34,7 +35,7 @@
  * process it starts listens on 127.0.0.1 and is stopped at the end, also on Ctrl-C.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -565,44 +566,126 @@ async function defaultSchedule(): Promise<void> {
   );
   const simulator = first.trim();
   const address = [{ street1: '1 Instant Way', zip: '80202', expect: 'available' }];
-  const daemon = await startDaemon(
-    daemonConfig(
+  // Each build has its own environments on the simulator and its own ledger.
+  const prefix = (build: string) => (build === 'baseline' ? 'base-' : '');
+  const daemons = await startBuilds((build) => ({
+    ...daemonConfig(
       ['sandbox', 'production'].map((name) => ({
-        ...environmentConfig(name, `${simulator}/env/${name}`, {}, { addresses: address }),
+        ...environmentConfig(
+          `${prefix(build)}${name}`,
+          `${simulator}/env/${prefix(build)}${name}`,
+          {},
+          { addresses: address },
+        ),
         request_budget_per_second: 1,
       })),
     ),
+    state_file: join(tmp, `sessions-${prefix(build)}default.json`),
+  }));
+  // As in idle mode: start-up (compiling, the memory reducer's collections) is not the rest cost.
+  await sleep(IDLE_WARMUP_MS);
+  const pids = daemons.map((d) => d.daemon.child.pid!);
+  const threads0 = pids.map(threadCpuMs);
+  const logsBefore = daemons.map((d) => d.daemon.logs.length);
+  const window = sleep(seconds * 1000);
+  const mem = await Promise.all(pids.map((pid) => watchMemory(pid, window)));
+  const threads1 = pids.map(threadCpuMs);
+  line(
+    `default schedule: ${seconds} s after ${IDLE_WARMUP_MS / 1000} s of warm-up, 2 environments, 60 s pings, 5 min lifecycle`,
   );
-  const cpu0 = cpuMs(daemon.child.pid!);
-  const logsBefore = daemon.logs.length;
-  const mem = await watchMemory(daemon.child.pid!, sleep(seconds * 1000));
-  const cpu1 = cpuMs(daemon.child.pid!);
-  const runs = daemon.logs
-    .slice(logsBefore)
-    .map(parseJson)
-    .filter((l) => l?.['check'] === 'ping' || l?.['check'] === 'lifecycle');
-  const lifecycles = runs.filter((l) => l?.['check'] === 'lifecycle').length;
-  line(`default schedule: ${seconds} s, 2 environments, 60 s pings, 5 min lifecycle`);
+  const rows = daemons.map((d, i) => {
+    const runs = d.daemon.logs
+      .slice(logsBefore[i])
+      .map(parseJson)
+      .filter((l) => (l?.['check'] === 'ping' || l?.['check'] === 'lifecycle') && 'outcome' in l);
+    const lifecycles = runs.filter((l) => l?.['check'] === 'lifecycle').length;
+    const split = splitThreads(threads0[i]!, threads1[i]!, pids[i]!);
+    const total = split.main + split.worker + split.helpers;
+    return [
+      d.build,
+      String(runs.length),
+      String(lifecycles),
+      fmt(total),
+      fmt(split.main),
+      fmt(split.worker),
+      fmt(split.helpers),
+      fmt(total / Math.max(1, runs.length)),
+      fmt(mem[i]!.steady),
+      fmt(mem[i]!.peak),
+    ];
+  });
   table(
     [
+      'build',
       'check runs',
       'of them lifecycle',
       'CPU, ms',
+      'main',
+      'worker',
+      'helpers',
       'CPU per run, ms',
       'RSS steady, MiB',
       'RSS peak, MiB',
     ],
-    [
-      [
-        String(runs.length),
-        String(lifecycles),
-        fmt(cpu1 - cpu0),
-        fmt((cpu1 - cpu0) / Math.max(1, runs.length)),
-        fmt(mem.steady),
-        fmt(mem.peak),
-      ],
-    ],
+    rows,
   );
+  line('');
+  line(
+    'CPU by thread (schedstat run time): main, the measurement worker, and the rest (V8 ' +
+      'platform threads: GC and compilation; the libuv pool: file system)',
+  );
+}
+
+/**
+ * CPU time of each thread of a process, ms, by thread id: the time the scheduler ran it
+ * (`/proc/PID/task/TID/schedstat`, nanoseconds), where the kernel has it, else user + system time
+ * in 10 ms ticks. A ping costs a few milliseconds, so ticks would hide it.
+ */
+function threadCpuMs(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(Number(tid), threadMs(`/proc/${pid}/task/${tid}`));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+function threadMs(dir: string): number {
+  if (existsSync(`${dir}/schedstat`)) {
+    return Number(readFileSync(`${dir}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  }
+  const stat = readFileSync(`${dir}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * Splits a window's CPU between the main thread (its id is the process's), the measurement
+ * worker and the rest. Node names none of its threads, so the worker is told apart by what it
+ * did before the window: it compiled and started the engine, far more CPU than any V8 or libuv
+ * helper thread spends in the daemon's start-up.
+ */
+function splitThreads(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  pid: number,
+): { main: number; worker: number; helpers: number } {
+  let workerTid = -1;
+  let most = -1;
+  for (const [tid, ms] of before) {
+    if (tid !== pid && ms > most) [workerTid, most] = [tid, ms];
+  }
+  const split = { main: 0, worker: 0, helpers: 0 };
+  for (const [tid, ms] of after) {
+    const used = ms - (before.get(tid) ?? 0);
+    if (tid === pid) split.main += used;
+    else if (tid === workerTid) split.worker += used;
+    else split.helpers += used;
+  }
+  return split;
 }
 
 async function scale(): Promise<void> {
@@ -725,7 +808,7 @@ async function scale(): Promise<void> {
   );
 }
 
-/** The daemons of a drift or slip run: this build, and the `--baseline` build beside it. */
+/** The daemons of an idle, default, drift or slip run: this build, and the `--baseline` build beside it. */
 async function startBuilds(
   config: (build: string) => object,
 ): Promise<Array<{ build: string; daemon: Daemon }>> {

@@ -28,6 +28,8 @@ export interface EnvironmentRuntimeOptions {
   onUnrecoverable?: (intent: CreateIntent) => void;
   /** How long a create's late answer is still read (default `LATE_ANSWER_GRACE_MS`). */
   lateAnswerGraceMs?: number;
+  /** A check run starts; the function it returns is called when the run ends (the lag sampler). */
+  onRunStart?: () => () => void;
 }
 
 export class EnvironmentRuntime {
@@ -125,7 +127,8 @@ export class EnvironmentRuntime {
   run(check: AnyCheck, signal?: AbortSignal, startAt?: number): Promise<CheckResult> {
     const runNumber = this.runNumbers.get(check.name) ?? 0;
     this.runNumbers.set(check.name, runNumber + 1);
-    return runCheck({
+    const ended = this.opts.onRunStart?.();
+    const run = runCheck({
       check,
       environment: this.config,
       client: this.client,
@@ -142,6 +145,7 @@ export class EnvironmentRuntime {
       ...(signal ? { signal } : {}),
       ...(startAt === undefined ? {} : { startAt }),
     });
+    return ended ? run.finally(ended) : run;
   }
 
   async close(): Promise<void> {

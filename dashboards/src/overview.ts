@@ -996,9 +996,10 @@ function monitorSection() {
   const lag = linePanel({
     title: 'Event-loop lag next to ping latency',
     description:
-      "The event-loop lag (p99) of the monitor's measurement thread beside the ping latency it measures, on one log scale. Every ping is timed on that thread's event loop, so when its lag rises together with latency the monitor (CPU starvation, GC) is inflating the numbers, not the API.",
+      "The event-loop lag (p99) of the monitor's measurement thread beside the ping latency it measures, on one log scale. Every ping is timed on that thread's event loop, so when its lag rises together with latency the monitor (CPU starvation, GC) is inflating the numbers, not the API. The lag is sampled every 50 ms while a check run is in flight and every 15 s otherwise, so it describes the moments the monitor measures.",
     unit: 's',
-    // Lag arrives in 15 s batches of 1 s samples: a 5 m window holds ~300 of them.
+    // Lag arrives in batches at least 15 s apart: a 5 m window holds 20 samples taken at rest
+    // and at least one per check run (every 50 ms of a run in flight).
     minInterval: '5m',
     queries: [
       {

@@ -56,6 +56,7 @@ export async function startEngine(
     log.error(unrecoverableFields(intent), UNRECOVERABLE_MESSAGE);
   };
 
+  const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
   const environments = init.config.environments.map(
     (config) =>
       new EnvironmentRuntime(config, {
@@ -63,6 +64,8 @@ export async function startEngine(
         userAgent: init.userAgent,
         log: withFields(log, { environment: config.name }),
         onUnrecoverable,
+        // Dense lag samples while a run is in flight, sparse at rest (measurement/lag.ts).
+        onRunStart: () => lag.begin(),
       }),
   );
   emit({ type: 'ledger_writable', writable: true });
@@ -92,7 +95,6 @@ export async function startEngine(
         report: ({ result, durationMs }) => emit({ type: 'control', result, durationMs }),
       })
     : null;
-  const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
   emit({ type: 'ready', schedule: scheduler.schedule, leftoverSessions: 0 });
 
   const stopSweep = new AbortController();

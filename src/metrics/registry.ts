@@ -152,11 +152,11 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
  * prom-client's default collectors (`collectDefaultMetrics`) except its event-loop lag monitor.
  * That monitor samples the thread it runs on with a timer every 10 ms: ~8 ms of CPU a second on
  * an idle daemon, for the lag of the main thread, which serves /metrics and logs but times nothing.
- * The lag that bears on measurements is the measurement thread's, sampled once a second
- * (`isa_measurement_event_loop_lag_seconds`). The collectors are prom-client's own modules,
- * imported statically so that the build bundles them (a `require` by computed name would load a
- * second copy of prom-client from node_modules); the package is pinned to an exact version, and a
- * test checks the families they register.
+ * The lag that bears on measurements is the measurement thread's, sampled while checks run
+ * (`isa_measurement_event_loop_lag_seconds`, `measurement/lag.ts`). The collectors are
+ * prom-client's own modules, imported statically so that the build bundles them (a `require` by
+ * computed name would load a second copy of prom-client from node_modules); the package is pinned
+ * to an exact version, and a test checks the families they register.
  */
 const PROCESS_COLLECTORS = [
   processCpuTotalCollector,

@@ -18,7 +18,7 @@
  * `onWritableChange`; while unwritable, the ledger retries in the background so it notices when
  * the disk is back.
  */
-import { mkdir, readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { withLock } from './lock.js';
 import { newOwner, ownerGone, processAlive, type SessionOwner } from './owner.js';
@@ -52,9 +52,31 @@ interface LedgerFile {
 /** How often an unwritable ledger tries again. */
 export const WRITE_RETRY_MS = 5_000;
 
+/**
+ * Longest time between two full looks for orphans (`adoptOrphans`). In between, a look that finds
+ * the file as this process last left it, and every other owner it named alive, stops there.
+ */
+export const FULL_LOOK_MS = 5 * 60_000;
+
 export interface LedgerOptions {
   /** Background retry interval while unwritable. */
   retryMs?: number;
+  /** Longest time between two full looks for orphans; default `FULL_LOOK_MS`. */
+  fullLookMs?: number;
+  /** Monotonic clock in ms (tests). */
+  now?: () => number;
+}
+
+/**
+ * The file as this process last read or wrote it, under the lock: its identity (a write replaces
+ * it, so inode, size and times change) and the other owners it named.
+ */
+interface LastLook {
+  /** Null when the file must be read at every look (it has entries without an owner). */
+  file: string | null;
+  others: SessionOwner[];
+  /** When the last full look for orphans was. */
+  fullAt: number;
 }
 
 export class SessionLedger {
@@ -69,12 +91,17 @@ export class SessionLedger {
   private readonly listeners = new Set<(environment: string, open: number) => void>();
   private readonly writableListeners = new Set<(writable: boolean, err?: unknown) => void>();
   private readonly retryMs: number;
+  private readonly fullLookMs: number;
+  private readonly now: () => number;
+  private lastLook: LastLook | null = null;
 
   private constructor(
     readonly path: string,
     opts: LedgerOptions,
   ) {
     this.retryMs = opts.retryMs ?? WRITE_RETRY_MS;
+    this.fullLookMs = opts.fullLookMs ?? FULL_LOOK_MS;
+    this.now = opts.now ?? (() => performance.now());
   }
 
   /**
@@ -144,13 +171,25 @@ export class SessionLedger {
    * Takes over the sessions of owners that are gone (to close them) and removes their intents,
    * returning those: sessions that may be open on the API with a token nobody holds. Also removes
    * temporary files that dead writers left behind.
+   *
+   * The daemon looks after every check run. Most looks find nothing new, and a full look (lock,
+   * read, directory listing: some ten file operations) was most of a ping's CPU beside the
+   * request itself. So unless `full` is set or `FULL_LOOK_MS` has passed, a look whose one `stat`
+   * finds the file as this process last left it, with every other owner it named still alive,
+   * returns at once: nothing can have been orphaned (an owner that dies leaves its entries
+   * unchanged, which is why the owners are checked). A temporary file left by a writer that died
+   * before its first entry reached the file waits for the next full look.
    */
-  async adoptOrphans(): Promise<{ sessions: LedgerEntry[]; intents: CreateIntent[] }> {
+  async adoptOrphans(
+    opts: { full?: boolean } = {},
+  ): Promise<{ sessions: LedgerEntry[]; intents: CreateIntent[] }> {
+    if (!opts.full && (await this.unchangedSinceLastLook())) return { sessions: [], intents: [] };
     let adopted: LedgerEntry[] = [];
     let lost: CreateIntent[] = [];
     const write = this.writes.then(() =>
       withLock(this.lockPath, async () => {
         const file = await readLedgerFile(this.path);
+        await this.remember(file, true);
         adopted = file.sessions.filter(
           (e) => ownerGone(e.owner, this.owner) && !this.has(e.environment, e.token),
         );
@@ -168,6 +207,31 @@ export class SessionLedger {
     await this.removeDeadTemporaryFiles();
     for (const environment of new Set(adopted.map((e) => e.environment))) this.notify(environment);
     return { sessions: adopted, intents: lost };
+  }
+
+  /** True when a look for orphans can stop: see `adoptOrphans`. */
+  private async unchangedSinceLastLook(): Promise<boolean> {
+    await this.writes;
+    const last = this.lastLook;
+    if (last === null || this.now() - last.fullAt >= this.fullLookMs) return false;
+    if (last.others.some((owner) => ownerGone(owner, this.owner))) return false;
+    return last.file !== null && (await fileIdentity(this.path)) === last.file;
+  }
+
+  /** Notes what the file holds now; called under the lock after reading or writing it. */
+  private async remember(file: LedgerFile, fullLook = false): Promise<void> {
+    const others = new Map<string, SessionOwner>();
+    for (const item of [...file.sessions, ...file.intents]) {
+      if (item.owner && item.owner.id !== this.owner.id) others.set(item.owner.id, item.owner);
+    }
+    // An entry without an owner (a version-1 file) is always an orphan: never skip a look then.
+    const ownerless = [...file.sessions, ...file.intents].some((item) => !item.owner);
+    const identity = ownerless ? null : await fileIdentity(this.path);
+    this.lastLook = {
+      file: identity,
+      others: [...others.values()],
+      fullAt: fullLook ? this.now() : (this.lastLook?.fullAt ?? -Infinity),
+    };
   }
 
   /** Writes the current state; rejects when the state directory is not writable. */
@@ -232,6 +296,7 @@ export class SessionLedger {
     try {
       await writeFile(tmp, `${JSON.stringify(snapshot, null, 2)}\n`, { mode: 0o600 });
       await rename(tmp, this.path);
+      await this.remember(snapshot);
     } catch (err) {
       // A full disk leaves a partial temporary file; never let those pile up.
       await unlink(tmp).catch(() => undefined);
@@ -279,6 +344,16 @@ export class SessionLedger {
         await unlink(join(dirname(this.path), name)).catch(() => undefined);
       }
     }
+  }
+}
+
+/** What changes whenever the file is replaced or written; '' when there is none. */
+async function fileIdentity(path: string): Promise<string> {
+  try {
+    const s = await stat(path, { bigint: true });
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return '';
   }
 }
 

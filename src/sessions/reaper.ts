@@ -61,7 +61,8 @@ export class SessionReaper {
    */
   async sweep(opts: { force?: boolean; signal?: AbortSignal } = {}): Promise<number> {
     const { ledger, environment } = this.opts;
-    await this.adopt();
+    // A forced sweep (start-up, shutdown) always reads the ledger; the others may stop at a stat.
+    await this.adopt(opts.force === true);
     for (const entry of ledger.list(environment)) {
       if (opts.signal?.aborted || !this.opts.gate.isOpen()) break;
       if (this.held.has(entry.token)) continue;
@@ -81,9 +82,9 @@ export class SessionReaper {
   }
 
   /** Takes over orphans; reports their intents (shared by every environment of the ledger). */
-  private async adopt(): Promise<void> {
+  private async adopt(full: boolean): Promise<void> {
     try {
-      const { sessions, intents } = await this.opts.ledger.adoptOrphans();
+      const { sessions, intents } = await this.opts.ledger.adoptOrphans({ full });
       if (sessions.length > 0) {
         this.opts.log.warn(
           { sessions: sessions.length },

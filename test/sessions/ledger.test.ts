@@ -1,6 +1,8 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionLedger } from '../../src/sessions/ledger.js';
 
@@ -115,5 +117,76 @@ describe('SessionLedger', () => {
     expect(changes).toEqual([false, true]);
     expect((await readdir(dir)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     ledger.close();
+  });
+
+  describe('looks for orphans cheaply when nothing changed', () => {
+    /** Another process's entry, owned by a pid that `alive` says is running or not. */
+    function foreignEntry(pid: number) {
+      return {
+        environment: 'production',
+        token: `tok-${pid}`,
+        createdAt: 1,
+        owner: { id: `other-${pid}`, pid },
+      };
+    }
+
+    it('skips a look when the file is as it left it, and sees a change by another writer', async () => {
+      const path = await tempPath();
+      let now = 0;
+      const ledger = await SessionLedger.open(path, { now: () => now });
+      await ledger.add('production', 'mine');
+      await ledger.adoptOrphans();
+      // Another writer (a dead process's entry) replaces the file: the next look reads it.
+      const onDisk = JSON.parse(await readFile(path, 'utf8')) as { sessions: unknown[] };
+      onDisk.sessions.push(foreignEntry(2 ** 31 - 2));
+      await writeFile(`${path}.x`, JSON.stringify(onDisk));
+      await rename(`${path}.x`, path);
+      now += 1_000;
+      const { sessions } = await ledger.adoptOrphans();
+      expect(sessions.map((e) => e.token)).toEqual([`tok-${2 ** 31 - 2}`]);
+      ledger.close();
+    });
+
+    it('adopts when an owner the file named dies, though the file did not change', async () => {
+      const path = await tempPath();
+      await mkdir(dirname(path), { recursive: true });
+      const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+      await once(child, 'spawn');
+      await writeFile(
+        path,
+        JSON.stringify({ version: 2, sessions: [foreignEntry(child.pid!)], intents: [] }),
+      );
+      const ledger = await SessionLedger.open(path, { now: () => 0 });
+      expect((await ledger.adoptOrphans()).sessions).toEqual([]);
+      const before = await readFile(path, 'utf8');
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      const { sessions } = await ledger.adoptOrphans();
+      expect(sessions.map((e) => e.token)).toEqual([`tok-${child.pid}`]);
+      expect(before).toContain(`tok-${child.pid}`);
+      ledger.close();
+    });
+
+    it("removes a dead writer's temporary file at the next full look, or at once when asked", async () => {
+      const path = await tempPath();
+      let now = 0;
+      const ledger = await SessionLedger.open(path, { now: () => now, fullLookMs: 60_000 });
+      await ledger.add('production', 'mine');
+      await ledger.adoptOrphans();
+      const dead = `${path}.${2 ** 31 - 2}.0.tmp`;
+      await writeFile(dead, '{');
+      now += 1_000;
+      await ledger.adoptOrphans();
+      const tmps = async () => (await readdir(dirname(path))).filter((n) => n.endsWith('.tmp'));
+      // The file did not change and no owner died: this look stopped at a stat.
+      expect(await tmps()).toEqual([basename(dead)]);
+      now += 60_000;
+      await ledger.adoptOrphans();
+      expect(await tmps()).toEqual([]);
+      await writeFile(dead, '{');
+      await ledger.adoptOrphans({ full: true });
+      expect(await tmps()).toEqual([]);
+      ledger.close();
+    });
   });
 });
