@@ -150,6 +150,17 @@ describe('Scheduler', () => {
     ]);
   });
 
+  /** A hook for `onFakeClock` that notes the instant of every budget reservation in `into`. */
+  function recordReservations(into: number[]) {
+    return (runtime: EnvironmentRuntime) => {
+      const reserve = runtime.budget.reserve.bind(runtime.budget);
+      runtime.budget.reserve = (inMs: number) => {
+        into.push(Date.now() + inMs);
+        reserve(inMs);
+      };
+    };
+  }
+
   it('reserves the request budget for every coming ping, from start and on each tick', async () => {
     const reserved: number[] = [];
     // 0.5123 of a 15 s interval: fires at 7.684 s past every 15 s.
@@ -157,13 +168,7 @@ describe('Scheduler', () => {
       '2026-01-01T12:00:00.300Z',
       31_000,
       { random: () => 0.5123, intervalMs: 15_000 },
-      (runtime) => {
-        const reserve = runtime.budget.reserve.bind(runtime.budget);
-        runtime.budget.reserve = (inMs: number) => {
-          reserved.push(Date.now() + inMs);
-          reserve(inMs);
-        };
-      },
+      recordReservations(reserved),
     );
     // The lifecycle (disabled here) reserves nothing: it is not a `first` check.
     expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
@@ -181,13 +186,7 @@ describe('Scheduler', () => {
       '2026-01-01T12:00:07.000Z',
       31_000,
       { random: () => 0.5123, intervalMs: 15_000 },
-      (runtime) => {
-        const reserve = runtime.budget.reserve.bind(runtime.budget);
-        runtime.budget.reserve = (inMs: number) => {
-          reserved.push(Date.now() + inMs);
-          reserve(inMs);
-        };
-      },
+      recordReservations(reserved),
     );
     expect(starts).toEqual([
       '2026-01-01T12:00:07.684Z',
