@@ -140,12 +140,9 @@ export class Scheduler {
       const interval = env.intervalFor(check);
       const first = nextFireAt(wallNow + FIRE_LEAD_MS, interval, offsetMs);
       const armedNow = first < nextFireAt(firstTicked, interval, offsetMs);
+      // A run armed later by its tick is reserved now; arming one reserves the run after it.
+      this.reserve(env, check, first);
       if (armedNow) this.arm(env, check, first);
-      if (check.budgetPriority === 'first') {
-        env.budget.reserve(first - wallNow);
-        // Each tick reserves the run after its own; the one after a run armed here, too.
-        if (armedNow) env.budget.reserve(first + interval - wallNow);
-      }
     }
     for (const [cron, ticks] of byCron) {
       const task = createTask(cron, (context) => {
@@ -157,21 +154,25 @@ export class Scheduler {
     }
   }
 
-  /**
-   * A cron tick for the whole second `slotMs`, one second before the run it is for: arms that
-   * run's timer. A `first`-priority check (the ping) also tells the environment's budget when the
-   * run after it is due, so that no other check's request takes the token it needs then.
-   */
+  /** A cron tick for the whole second `slotMs`, one second before the run it is for. */
   private tick(env: EnvironmentRuntime, check: AnyCheck, offsetMs: number, slotMs: number): void {
-    const dueAt = slotMs + TICK_AHEAD_MS + (offsetMs % 1000);
-    if (check.budgetPriority === 'first') {
-      env.budget.reserve(dueAt + env.intervalFor(check) - Date.now());
-    }
-    this.arm(env, check, dueAt);
+    this.arm(env, check, slotMs + TICK_AHEAD_MS + (offsetMs % 1000));
   }
 
-  /** Wakes `FIRE_LEAD_MS` before `dueAt` (wall clock, ms), prepares, and fires for `dueAt`. */
+  /**
+   * A `first`-priority check (the ping) tells the environment's budget when a run is due
+   * (`dueAt`, wall clock, ms), so that no other check's request takes the token it needs then.
+   */
+  private reserve(env: EnvironmentRuntime, check: AnyCheck, dueAt: number): void {
+    if (check.budgetPriority === 'first') env.budget.reserve(dueAt - Date.now());
+  }
+
+  /**
+   * Wakes `FIRE_LEAD_MS` before `dueAt` (wall clock, ms), prepares, and fires for `dueAt`; and
+   * reserves the budget for the run after it (the one its own arming will not reach in time).
+   */
   private arm(env: EnvironmentRuntime, check: AnyCheck, dueAt: number): void {
+    this.reserve(env, check, dueAt + env.intervalFor(check));
     const timer = setTimeout(
       () => {
         this.pendingTicks.delete(timer);
