@@ -38,6 +38,7 @@ import {
   connectionPhases,
   connectionTimingOf,
   createMeasuringAgent,
+  createMeasuringPool,
   parseServerTiming,
   type PhaseTimings,
 } from './timing.js';
@@ -186,8 +187,9 @@ export class ApiClient {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   /**
-   * Where `freshConnection` calls go: an agent of their own, whose connections close after each
-   * answer, so such a call never finds an idle connection to reuse. Created on first use.
+   * Where `freshConnection` calls go: a pool of their own (`createMeasuringPool`), whose
+   * connections close after each answer, so such a call never finds an idle connection to reuse.
+   * Created on first use.
    */
   #freshDispatcher: Dispatcher | null = null;
   readonly #origin: string;
@@ -495,10 +497,10 @@ export class ApiClient {
     }
   }
 
-  /** The dispatcher of a call: an injected one always; else the fresh-connection agent or the pool. */
+  /** The dispatcher of a call: an injected one always; else the fresh-connection pool or the agent. */
   #dispatcherFor(call: ApiCall): Dispatcher {
     if (call.freshConnection !== true || !this.#ownsDispatcher) return this.#dispatcher;
-    this.#freshDispatcher ??= createMeasuringAgent();
+    this.#freshDispatcher ??= createMeasuringPool(this.#origin);
     return this.#freshDispatcher;
   }
 
