@@ -109,6 +109,8 @@ const metrics = {
     type: 'histogram',
     labels: ['environment', 'phase'],
     knownValues: { phase: PHASES },
+    // `resolve` starts at 0 only where the base URL's host is a name (vocabulary.ts).
+    environmentScoped: { phase: 'phases' },
     buckets: PHASE_BUCKETS,
   },
   pingLastDuration: {

@@ -18,6 +18,11 @@ export interface MetricDefinition {
    */
   checkScoped?: Readonly<Record<string, CheckVocabulary>>;
   /**
+   * Labels whose values depend on an environment's configuration rather than on its checks (the
+   * request phases its `base_url` can have): zero-initialised only with the environment's values.
+   */
+  environmentScoped?: Readonly<Record<string, EnvironmentVocabulary>>;
+  /**
    * Labels whose known values depend on an earlier label's value (the status codes each
    * operation's endpoint documents): per value of `by`, these are zero-initialised instead of the
    * label's `knownValues` (which stay the union, for validation and docs).
@@ -40,3 +45,9 @@ export interface MetricDefinition {
  * contract checks.
  */
 export type CheckVocabulary = 'name' | 'timedRuns' | 'operations' | 'contractChecks';
+
+/**
+ * Which part of an environment's configuration an environment-scoped label takes its values from:
+ * the request phases its `base_url` can have (`resolve` only where a host name is resolved).
+ */
+export type EnvironmentVocabulary = 'phases';

@@ -31,6 +31,8 @@ import gcCollector from 'prom-client/lib/metrics/gc.js';
 import type { AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
 import { thresholdBound, type LatencyThresholds } from '../checks/latency.js';
+import { sectionOf, type EnvironmentConfig } from '../config/index.js';
+import { PHASES, requestPhases } from '../vocabulary.js';
 import {
   CONTROL_METRICS,
   FOLLOW_UP_METRIC_NAMES,
@@ -39,7 +41,7 @@ import {
   type MetricDefinition,
   type MetricKey,
 } from './definitions.js';
-import type { CheckVocabulary } from './metric-definition.js';
+import type { CheckVocabulary, EnvironmentVocabulary } from './metric-definition.js';
 
 /** The labels `createMetrics` put on every series of a registry (prom-client has no getter). */
 const DEFAULT_LABELS = new WeakMap<object, Readonly<Record<string, string>>>();
@@ -56,6 +58,22 @@ export interface MetricsEnvironment {
   checks?: readonly string[];
   /** Its latency thresholds: they pick the buckets of `thresholdBuckets` histograms. */
   thresholds?: LatencyThresholds;
+  /** Its `base_url`: an IP literal has no `resolve` phase. Default: every phase. */
+  baseUrl?: string;
+}
+
+/**
+ * What the registry needs of a configured environment: series exist only for the checks it runs,
+ * its thresholds pick the confirmation-ping histogram's bounds, its base URL the request phases
+ * (docs/metrics.md, "What exists from start-up").
+ */
+export function metricsEnvironmentOf(env: EnvironmentConfig): MetricsEnvironment {
+  return {
+    name: env.name,
+    checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
+    thresholds: env.thresholds,
+    baseUrl: env.baseUrl,
+  };
 }
 
 /** Values of `isa_monitor_build_info`. */
@@ -143,7 +161,7 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
   for (const env of opts.environments) {
     metrics.syntheticSessionsOpen.set({ environment: env.name }, 0);
     const enabled = CHECK_LIST.filter((check) => env.checks?.includes(check.name) ?? true);
-    zeroInitialise(metrics, env.name, enabled);
+    zeroInitialise(metrics, env, enabled);
   }
   return metrics;
 }
@@ -215,6 +233,13 @@ export function bucketsOf(
   return all.filter((bound) => bounds.includes(bound));
 }
 
+/** The values of each environment vocabulary of `env`. */
+export function environmentVocabulary(
+  env: MetricsEnvironment,
+): Record<EnvironmentVocabulary, readonly string[]> {
+  return { phases: env.baseUrl === undefined ? PHASES : requestPhases(env.baseUrl) };
+}
+
 /** The values of each check vocabulary declared by `checks`. */
 export function checkVocabulary(
   checks: readonly AnyCheck[],
@@ -232,19 +257,20 @@ export function checkVocabulary(
  * Every label combination of a counter or histogram: the given environments × the known values
  * of each other label, labels in definition order (the exposition keeps that order). A label with
  * `knownValuesBy` takes the values listed for its `by` label's value in each combination. With
- * `vocabulary`, check-scoped labels take only the values the given checks declare.
+ * `vocabulary`, check-scoped labels take only the values the given checks declare, and
+ * environment-scoped ones only those of the environment's configuration.
  */
 export function knownLabelSets(
   def: MetricDefinition,
   environments: readonly string[],
-  vocabulary?: Record<CheckVocabulary, readonly string[]>,
+  vocabulary?: Partial<Record<CheckVocabulary | EnvironmentVocabulary, readonly string[]>>,
 ): Array<Record<string, string>> {
   let sets: Array<Record<string, string>> = [{}];
   for (const label of def.labels) {
-    const scope = def.checkScoped?.[label];
+    const scope = def.checkScoped?.[label] ?? def.environmentScoped?.[label];
     let values = label === 'environment' ? environments : def.knownValues?.[label];
-    if (values !== undefined && scope !== undefined && vocabulary !== undefined) {
-      const allowed = vocabulary[scope];
+    const allowed = scope !== undefined ? vocabulary?.[scope] : undefined;
+    if (values !== undefined && allowed !== undefined) {
       values = values.filter((value) => allowed.includes(value));
     }
     if (values === undefined) {
@@ -261,9 +287,14 @@ export function knownLabelSets(
 }
 
 /** Zero-initialises, for one environment, the universal metrics and those of enabled checks. */
-function zeroInitialise(metrics: Metrics, environment: string, enabled: readonly AnyCheck[]): void {
+function zeroInitialise(
+  metrics: Metrics,
+  env: MetricsEnvironment,
+  enabled: readonly AnyCheck[],
+): void {
+  const environment = env.name;
   const names = enabled.map((check) => check.name);
-  const vocabulary = checkVocabulary(enabled);
+  const vocabulary = { ...checkVocabulary(enabled), ...environmentVocabulary(env) };
   for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
     if (def.type === 'gauge' || key in CONTROL_METRICS) continue;
     // Follow-up families start where the check's follow-up runs are on (the recorder does that).

@@ -10,7 +10,12 @@ import {
   createMetrics,
   knownLabelSets,
 } from '../../src/metrics/registry.js';
-import { KNOWN_STATUS_CODES, OPERATIONS, OPERATION_STATUS_CODES } from '../../src/vocabulary.js';
+import {
+  KNOWN_STATUS_CODES,
+  OPERATIONS,
+  OPERATION_STATUS_CODES,
+  requestPhases,
+} from '../../src/vocabulary.js';
 import { testEnvironment } from '../support/harness.js';
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
 
@@ -395,6 +400,38 @@ describe('control probe metrics', () => {
     expect(text).not.toMatch(/^isa_control_probe_success /m);
     new Recorder(on).recordControlProbe('network_error', 3);
     expect(await on.registry.metrics()).toMatch(/^isa_control_probe_success 0$/m);
+  });
+});
+
+describe('isa_ping_phase_duration_seconds: resolve only where a name is resolved', () => {
+  it('knows the resolve phase of host names and not of IP literals', () => {
+    const all = ['resolve', 'connect', 'tls', 'processing', 'transfer'];
+    const noResolve = all.filter((phase) => phase !== 'resolve');
+    expect(requestPhases('https://api.example.invalid')).toEqual(all);
+    expect(requestPhases('http://localhost:8080/env/x')).toEqual(all);
+    expect(requestPhases('http://127.0.0.1:8080')).toEqual(noResolve);
+    expect(requestPhases('https://10.1.2.3/v1')).toEqual(noResolve);
+    expect(requestPhases('http://[::1]:8080')).toEqual(noResolve);
+    expect(requestPhases('https://[2001:db8::1]')).toEqual(noResolve);
+  });
+
+  it('starts the resolve series at 0 for a host-name environment and leaves it out for an IP literal', async () => {
+    const { registry } = createMetrics({
+      environments: [
+        { name: 'named', baseUrl: 'https://api.example.invalid' },
+        { name: 'literal', baseUrl: 'http://127.0.0.1:9' },
+        { name: 'literal6', baseUrl: 'http://[::1]:9' },
+      ],
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    const phases = async (environment: string) =>
+      (await samplesOf(registry, 'isa_ping_phase_duration_seconds'))
+        .filter((s) => s.metricName?.endsWith('_count') && s.labels.environment === environment)
+        .map((s) => s.labels.phase);
+    expect(await phases('named')).toEqual(['resolve', 'connect', 'tls', 'processing', 'transfer']);
+    expect(await phases('literal')).toEqual(['connect', 'tls', 'processing', 'transfer']);
+    expect(await phases('literal6')).toEqual(['connect', 'tls', 'processing', 'transfer']);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Series exist only for enabled checks (issue 7, contract §6): a daemon whose environment runs
- * only `ping` exports at most 62 samples for it, counted on a real `/metrics` scrape after a
+ * only `ping` exports at most 59 samples for it, counted on a real `/metrics` scrape after a
  * ping has run (so the "last event" gauges are there too).
  */
 import { mkdtemp } from 'node:fs/promises';
@@ -13,8 +13,8 @@ import { eventually } from '../support/cli.js';
 import { startDaemonFromYaml } from '../support/daemon.js';
 
 const KEY = 'samples-key-0123456789abcdef';
-/** What an environment with only `ping` enabled exports (issue 7 set 115; issue 9 cut it). */
-const PING_ONLY_LIMIT = 62;
+/** What an environment with only `ping` enabled exports (issue 7 set 115; issue 9 cut it; an IP-literal `base_url`, as here, has no resolve phase). */
+const PING_ONLY_LIMIT = 59;
 /**
  * What confirmation pings add where they are on (the default at 60 s pings): 8 results of
  * `isa_ping_confirm_attempts_total`, 4 samples of `isa_ping_confirm_duration_seconds` (the
@@ -38,8 +38,12 @@ const PING_ONLY = [
   'coverage: { enabled: false }',
 ].join('\n');
 
-/** Starts an in-process daemon with one environment per `sections` entry; returns it running. */
-async function daemonWith(sections: Record<string, string>): Promise<Daemon> {
+/**
+ * Starts an in-process daemon with one environment per `sections` entry; returns it running. The
+ * simulator's URL is an IP literal (127.0.0.1) unless `host` names the host to reach it by.
+ */
+async function daemonWith(sections: Record<string, string>, host?: string): Promise<Daemon> {
+  const base = host === undefined ? sim.url : sim.url.replace('127.0.0.1', host);
   const dir = await mkdtemp(join(tmpdir(), 'isa-samples-'));
   const yaml = [
     'listen: { host: 127.0.0.1, port: 0 }',
@@ -47,7 +51,7 @@ async function daemonWith(sections: Record<string, string>): Promise<Daemon> {
     'environments:',
     ...Object.entries(sections).flatMap(([name, lines]) => [
       `  - name: ${name}`,
-      `    base_url: ${sim.url}/env/${name}`,
+      `    base_url: ${base}/env/${name}`,
       '    api_key_env: SAMPLES_KEY',
       ...lines.split('\n').map((line) => `    ${line}`),
     ]),
@@ -115,6 +119,23 @@ describe('series of enabled checks only', () => {
       expect(confirming).toContain('isa_ping_confirm_active{environment="confirming"} 0');
     } finally {
       await daemon.stop();
+    }
+  });
+
+  it('exports the resolve phase only where a host name is resolved, and records it there', async () => {
+    const literal = await daemonWith({ literal: PING_ONLY });
+    const named = await daemonWith({ named: PING_ONLY }, 'localhost');
+    try {
+      const phase = (env: string) => `isa_ping_phase_duration_seconds_count{environment="${env}",`;
+      const literalSamples = samplesOf(await scrapeAfterPing(literal, 'literal'), 'literal');
+      expect(literalSamples.filter((s) => s.startsWith(phase('literal')))).toHaveLength(4);
+      expect(literalSamples.filter((s) => s.includes('phase="resolve"'))).toEqual([]);
+      const namedSamples = samplesOf(await scrapeAfterPing(named, 'named'), 'named');
+      // A new connection per ping (the default): its name was looked up, and that was timed.
+      const resolved = namedSamples.find((s) => s.startsWith(`${phase('named')}phase="resolve"}`));
+      expect(Number(resolved?.split(' ')[1])).toBeGreaterThanOrEqual(1);
+    } finally {
+      await Promise.all([literal.stop(), named.stop()]);
     }
   });
 
