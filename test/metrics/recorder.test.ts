@@ -48,13 +48,6 @@ describe('Recorder.recordResult: ping', () => {
     expect(
       await value('isa_http_responses_total', { ...prod, operation: 'ping', code: '200' }),
     ).toBe(1);
-    expect(
-      await value('isa_contract_checks_total', {
-        ...prod,
-        check: 'response_schema',
-        result: 'pass',
-      }),
-    ).toBe(1);
     expect(await value('isa_check_runs_total', { ...prod, check: 'ping', outcome: 'pass' })).toBe(
       1,
     );
