@@ -32,6 +32,13 @@ export interface MetricDefinition {
   >;
   buckets?: readonly number[];
   /**
+   * Exported only for environments that can have synthetic sessions: where an enabled check
+   * creates them (`Check.createsSessions`), or where the session ledger named the environment at
+   * start-up (the measurement engine reports those, `Recorder.setSessionsOpen`). Elsewhere such a
+   * series could only be 0.
+   */
+  sessionsOnly?: boolean;
+  /**
    * Of `buckets`, keep only the bounds the rules read: for each environment's configured threshold
    * of this level, the bound it is judged at (`thresholdBound`). Where no environment's
    * thresholds are known, every bound of `buckets` is kept.

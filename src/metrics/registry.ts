@@ -8,7 +8,9 @@
  *   enabled × the definition's `knownValues` starts at 0; nothing for a disabled check;
  * - the universal counters and histograms: the same, with their check-scoped labels (`check`,
  *   `operation`) limited to the values of the checks enabled in the environment;
- * - `isa_synthetic_sessions_open` starts at 0 per environment;
+ * - the session families (`sessionsOnly`: `isa_synthetic_sessions_open`,
+ *   `isa_synthetic_sessions_unrecoverable_total`) start at 0 only where an enabled check creates
+ *   sessions; the recorder adds an environment the session ledger names at start-up;
  * - configuration gauges (e.g. `isa_latency_threshold_seconds`) are set by their check at start-up
  *   (`Recorder.describeEnvironment`) and `isa_monitor_build_info` here;
  * - the "last event" gauges (`isa_ping_up`, `isa_lifecycle_last_success_timestamp_seconds`, ...)
@@ -159,7 +161,6 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
     metrics.controlProbeDuration.zero({});
   }
   for (const env of opts.environments) {
-    metrics.syntheticSessionsOpen.set({ environment: env.name }, 0);
     const enabled = CHECK_LIST.filter((check) => env.checks?.includes(check.name) ?? true);
     zeroInitialise(metrics, env, enabled);
   }
@@ -295,8 +296,13 @@ function zeroInitialise(
   const environment = env.name;
   const names = enabled.map((check) => check.name);
   const vocabulary = { ...checkVocabulary(enabled), ...environmentVocabulary(env) };
+  // Sessions exist only where a check creates them (or the ledger names the environment, which
+  // the recorder learns from the measurement engine at start-up: `Recorder.setSessionsOpen`).
+  const sessions = enabled.some((check) => check.createsSessions === true);
+  if (sessions) metrics.syntheticSessionsOpen.set({ environment }, 0);
   for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
     if (def.type === 'gauge' || key in CONTROL_METRICS) continue;
+    if (def.sessionsOnly === true && !sessions) continue;
     // Follow-up families start where the check's follow-up runs are on (the recorder does that).
     if (FOLLOW_UP_METRIC_NAMES.has(def.name)) continue;
     const owner = METRIC_OWNER.get(key);

@@ -2,8 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/checks/check.js';
 import { dataSetLabel } from '../../src/checks/lifecycle.js';
 import { Recorder, statusCodeLabel } from '../../src/metrics/recorder.js';
-import type { Metrics } from '../../src/metrics/registry.js';
+import { createMetrics, type Metrics } from '../../src/metrics/registry.js';
 import {
+  BUILD,
   T0,
   lifecycleResult,
   pingResult,
@@ -299,6 +300,26 @@ describe('Recorder: skips and open sessions', () => {
     recorder.setSessionsOpen('production', 0);
     expect(await value('isa_synthetic_sessions_open', prod)).toBe(0);
     expect(await value('isa_synthetic_sessions_open', { environment: 'sandbox' })).toBe(0);
+  });
+
+  it('adds both session families for an environment without a check that creates sessions, once its sessions are reported', async () => {
+    const metrics = createMetrics({
+      environments: [{ name: 'pingonly', checks: ['ping'] }],
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    const pingOnly = new Recorder(metrics);
+    const env = { environment: 'pingonly' };
+    const unrecoverable = 'isa_synthetic_sessions_unrecoverable_total';
+    expect(await sampleValue(metrics.registry, 'isa_synthetic_sessions_open', env)).toBeUndefined();
+    expect(await sampleValue(metrics.registry, unrecoverable, env)).toBeUndefined();
+    // The ledger held a session of it at start-up (an earlier configuration ran lifecycle there).
+    pingOnly.setSessionsOpen('pingonly', 0);
+    expect(await sampleValue(metrics.registry, 'isa_synthetic_sessions_open', env)).toBe(0);
+    expect(await sampleValue(metrics.registry, unrecoverable, env)).toBe(0);
+    pingOnly.recordUnrecoverable('pingonly');
+    pingOnly.setSessionsOpen('pingonly', 1);
+    expect(await sampleValue(metrics.registry, unrecoverable, env)).toBe(1);
   });
 });
 

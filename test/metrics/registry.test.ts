@@ -311,6 +311,25 @@ describe('createMetrics', () => {
     }
   });
 
+  it('exports the session families only where an enabled check creates sessions', async () => {
+    const { registry } = createMetrics({
+      environments: [
+        { name: 'pingonly', checks: ['ping'] },
+        { name: 'sessions', checks: ['ping', 'lifecycle'] },
+      ],
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    for (const name of [
+      'isa_synthetic_sessions_open',
+      'isa_synthetic_sessions_unrecoverable_total',
+    ]) {
+      expect(await samplesOf(registry, name), name).toEqual([
+        { labels: { environment: 'sessions' }, value: 0 },
+      ]);
+    }
+  });
+
   it("adds prom-client's process and Node.js metrics, but not its 10 ms lag monitor, unless disabled", async () => {
     const withDefaults = createMetrics({ environments: [environment('production')], build: BUILD });
     const names = (await withDefaults.registry.getMetricsAsJSON()).map((m) => m.name);
