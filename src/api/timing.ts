@@ -125,11 +125,13 @@ export function createMeasuringAgent(options: MeasuringAgentOptions = {}): Agent
 }
 
 /**
- * An undici `Pool` of one origin whose connections are timed: the API client's dispatcher for
- * calls that open a new connection each (`freshConnection`). Not an `Agent`: undici's `Agent`
- * destroys an origin's pool when its last connection closes, so with a connection closed after
- * every call it built a new `Pool` and `Client`, and the errors of their destruction, for every
- * ping (bench/README.md, "CPU per run"). A pool outlives its connections.
+ * An undici `Pool` of one origin whose connections are timed: the API client's dispatchers (one
+ * for kept-alive calls, one for calls that open a new connection each, `freshConnection`). Not an
+ * `Agent`: undici's `Agent` destroys an origin's pool when its last connection closes, so whenever
+ * a connection did not outlive the gap between runs (always, with a new connection per ping; for
+ * checks minutes apart, whenever the server closed the idle one) it built a new `Pool` and
+ * `Client`, and the errors of their destruction, for the next run (bench/README.md, "CPU per
+ * run"). A pool outlives its connections; the client has one origin.
  */
 export function createMeasuringPool(origin: string, options: MeasuringAgentOptions = {}): Pool {
   const { connect, ...rest } = options;
