@@ -16,7 +16,7 @@ import {
 } from './measurement/host.js';
 import type { MeasurementEvent } from './measurement/messages.js';
 import { Recorder } from './metrics/recorder.js';
-import { createMetrics, type BuildInfo } from './metrics/registry.js';
+import { createMetrics, metricsEnvironmentOf, type BuildInfo } from './metrics/registry.js';
 import { createServerApp } from './server/app.js';
 import { RunHistory } from './server/history.js';
 import { listenBounded } from './server/listen.js';
@@ -64,13 +64,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // Awaited below; until then a failed start must not count as an unhandled rejection.
   measurementStarted.catch(() => {});
   const metrics = createMetrics({
-    environments: config.environments.map((env) => ({
-      name: env.name,
-      // Series exist only for the checks an environment runs (docs/metrics.md).
-      checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
-      // They pick the bounds of the confirmation-ping histogram (docs/metrics.md).
-      thresholds: env.thresholds,
-    })),
+    environments: config.environments.map(metricsEnvironmentOf),
     build: opts.build,
     location: config.location ?? null,
     control: (config.control ?? null) !== null,

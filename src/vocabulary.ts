@@ -5,6 +5,7 @@
  * from configured names; never from URLs, tokens or error messages. It lives outside `checks/`
  * so that `api/` depends on no check.
  */
+import { isIP } from 'node:net';
 
 /** The API operations the monitor performs, as `operation` label values. */
 export const OPERATIONS = [
@@ -25,6 +26,17 @@ export type Operation = (typeof OPERATIONS)[number];
 /** Phases of one HTTP request, as measured by the client's timing hooks. */
 export const PHASES = ['resolve', 'connect', 'tls', 'processing', 'transfer'] as const;
 export type Phase = (typeof PHASES)[number];
+
+/**
+ * The phases a request to `baseUrl` can have: all of them where its host is a name, all but
+ * `resolve` where it is an IP literal (v4, or v6 in brackets), which `net` connects to without a
+ * lookup (`api/timing.ts`), so a resolve series there could only ever be empty.
+ */
+export function requestPhases(baseUrl: string): readonly Phase[] {
+  const host = new URL(baseUrl).hostname;
+  const literal = isIP(host.startsWith('[') ? host.slice(1, -1) : host) !== 0;
+  return literal ? PHASES.filter((phase) => phase !== 'resolve') : PHASES;
+}
 
 /**
  * The HTTP status codes some operation starts at 0 on `isa_http_responses_total`: the union of

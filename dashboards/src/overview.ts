@@ -705,7 +705,7 @@ function contractSection() {
     countBarsPanel({
       title: 'Other contract checks',
       description:
-        'response_schema: responses matched the documented shapes; session_token_header: session responses carried the session_token header. A fail means the API changed its contract: clients may break even while pings are green.',
+        'response_schema: responses matched the documented shapes (every check but ping, whose bad bodies are its invalid_body result); session_token_header: session responses carried the session_token header. A fail means the API changed its contract: clients may break even while pings are green.',
       unit: 'short',
       minInterval: '15m',
       queries: [

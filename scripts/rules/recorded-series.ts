@@ -9,9 +9,7 @@
  * Default process metrics are off for determinism; the one the rules read,
  * `process_start_time_seconds`, is the fake process's start: scenario time 0.
  */
-import { CHECK_LIST } from '../../src/checks/index.js';
-import { sectionOf } from '../../src/config/index.js';
-import { createMetrics } from '../../src/metrics/registry.js';
+import { createMetrics, metricsEnvironmentOf } from '../../src/metrics/registry.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import {
   environmentConfigs,
@@ -72,11 +70,7 @@ async function recordMonitor(
   const configs = environmentConfigs(scenario.environments);
   // Series exist only for the checks an environment runs, as in the daemon.
   const metrics = createMetrics({
-    environments: configs.map((env) => ({
-      name: env.name,
-      checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
-      thresholds: env.thresholds,
-    })),
+    environments: configs.map(metricsEnvironmentOf),
     build: { version: '0.0.0', revision: 'test', nodejs: process.version },
     collectDefaultMetrics: false,
     location: where.location ?? null,

@@ -1,24 +1,22 @@
 /**
- * The `response_schema` contract check, shared by every check: validate a body, count the result,
- * log violations with their field paths. A violation fails the check only when it touches a field
- * the check needs (the caller decides, from the returned violations).
+ * Response bodies against the API spec, shared by every check: `validateBody` validates a body and
+ * logs violations with their field paths; `checkResponseSchema` also counts the result as the
+ * `response_schema` contract check. A violation fails the check only when it touches a field the
+ * check needs (the caller decides, from the returned violations).
  */
 import type { z } from 'zod';
 import type { ApiResponse } from '../api/client.js';
 import { validateResponse, type ResponseValidation } from '../api/validate.js';
 import type { CheckContext } from './check.js';
 
-/** Validates `response.body` against `schema` and records the contract check. */
-export function checkResponseSchema<S extends z.ZodType>(
+/** Validates `response.body` against `schema` and logs what is wrong; counts nothing. */
+export function validateBody<S extends z.ZodType>(
   ctx: CheckContext,
   schema: S,
   response: ApiResponse,
 ): ResponseValidation<z.infer<S>> {
   const validation = validateResponse(schema, response.body);
-  if (validation.ok) {
-    ctx.contract('response_schema', 'pass');
-  } else {
-    ctx.contract('response_schema', 'fail', validation.violations[0]?.path);
+  if (!validation.ok) {
     ctx.log.warn(
       {
         operation: response.operation,
@@ -34,5 +32,17 @@ export function checkResponseSchema<S extends z.ZodType>(
       'response carries fields the API spec does not name',
     );
   }
+  return validation;
+}
+
+/** Validates `response.body` against `schema` and records the `response_schema` contract check. */
+export function checkResponseSchema<S extends z.ZodType>(
+  ctx: CheckContext,
+  schema: S,
+  response: ApiResponse,
+): ResponseValidation<z.infer<S>> {
+  const validation = validateBody(ctx, schema, response);
+  if (validation.ok) ctx.contract('response_schema', 'pass');
+  else ctx.contract('response_schema', 'fail', validation.violations[0]?.path);
   return validation;
 }

@@ -74,8 +74,16 @@ export async function startEngine(
   } catch {
     // Reported by the listener above; pings go on, lifecycle runs wait for a writable ledger.
   }
-  for (const env of environments)
-    emit({ type: 'sessions_open', environment: env.name, count: ledger.count(env.name) });
+  // The environments that can have sessions: where a check creates them, and where the ledger
+  // held sessions or create intents at start-up (an earlier configuration's, closed or reported
+  // by the sweep below). Only these carry the session metrics (docs/metrics.md).
+  for (const env of environments) {
+    const creates = CHECK_LIST.some(
+      (check) => check.createsSessions === true && env.section(check).enabled,
+    );
+    if (creates || ledger.namedAtOpen.has(env.name))
+      emit({ type: 'sessions_open', environment: env.name, count: ledger.count(env.name) });
+  }
 
   const scheduler = new Scheduler({
     environments,

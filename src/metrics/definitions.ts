@@ -60,12 +60,14 @@ export const UNIVERSAL_METRICS = {
     help: 'Synthetic sessions this monitor created and has not yet seen closed.',
     type: 'gauge',
     labels: ['environment'],
+    sessionsOnly: true,
   },
   syntheticSessionsUnrecoverable: {
     name: 'isa_synthetic_sessions_unrecoverable_total',
     help: 'Creates that may have opened a session whose token never arrived, so nothing can close it.',
     type: 'counter',
     labels: ['environment'],
+    sessionsOnly: true,
   },
   sessionLedgerWritable: {
     name: 'isa_session_ledger_writable',

@@ -18,6 +18,11 @@ export interface MetricDefinition {
    */
   checkScoped?: Readonly<Record<string, CheckVocabulary>>;
   /**
+   * Labels whose values depend on an environment's configuration rather than on its checks (the
+   * request phases its `base_url` can have): zero-initialised only with the environment's values.
+   */
+  environmentScoped?: Readonly<Record<string, EnvironmentVocabulary>>;
+  /**
    * Labels whose known values depend on an earlier label's value (the status codes each
    * operation's endpoint documents): per value of `by`, these are zero-initialised instead of the
    * label's `knownValues` (which stay the union, for validation and docs).
@@ -26,6 +31,13 @@ export interface MetricDefinition {
     Record<string, { by: string; values: Readonly<Record<string, readonly string[]>> }>
   >;
   buckets?: readonly number[];
+  /**
+   * Exported only for environments that can have synthetic sessions: where an enabled check
+   * creates them (`Check.createsSessions`), or where the session ledger named the environment at
+   * start-up (the measurement engine reports those, `Recorder.setSessionsOpen`). Elsewhere such a
+   * series could only be 0.
+   */
+  sessionsOnly?: boolean;
   /**
    * Of `buckets`, keep only the bounds the rules read: for each environment's configured threshold
    * of this level, the bound it is judged at (`thresholdBound`). Where no environment's
@@ -40,3 +52,9 @@ export interface MetricDefinition {
  * contract checks.
  */
 export type CheckVocabulary = 'name' | 'timedRuns' | 'operations' | 'contractChecks';
+
+/**
+ * Which part of an environment's configuration an environment-scoped label takes its values from:
+ * the request phases its `base_url` can have (`resolve` only where a host name is resolved).
+ */
+export type EnvironmentVocabulary = 'phases';

@@ -138,9 +138,16 @@ export class Recorder {
     this.metrics.sessionLedgerWritable.set(writable ? 1 : 0);
   }
 
-  /** Sets how many synthetic sessions of the environment are created and not yet seen closed. */
+  /**
+   * Sets how many synthetic sessions of the environment are created and not yet seen closed. The
+   * engine reports this at start-up for every environment that can have sessions, including one
+   * without a check that creates them whose sessions or create intents the ledger still held (an
+   * earlier configuration's): both session families then exist there, from 0, before its
+   * leftovers are closed or reported unrecoverable.
+   */
   setSessionsOpen(environment: string, count: number): void {
     this.metrics.syntheticSessionsOpen.set({ environment }, count);
+    this.metrics.syntheticSessionsUnrecoverable.inc({ environment }, 0);
   }
 
   /** The sink `check` writes its metrics of `environment` through. */

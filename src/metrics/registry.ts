@@ -8,7 +8,9 @@
  *   enabled × the definition's `knownValues` starts at 0; nothing for a disabled check;
  * - the universal counters and histograms: the same, with their check-scoped labels (`check`,
  *   `operation`) limited to the values of the checks enabled in the environment;
- * - `isa_synthetic_sessions_open` starts at 0 per environment;
+ * - the session families (`sessionsOnly`: `isa_synthetic_sessions_open`,
+ *   `isa_synthetic_sessions_unrecoverable_total`) start at 0 only where an enabled check creates
+ *   sessions; the recorder adds an environment the session ledger names at start-up;
  * - configuration gauges (e.g. `isa_latency_threshold_seconds`) are set by their check at start-up
  *   (`Recorder.describeEnvironment`) and `isa_monitor_build_info` here;
  * - the "last event" gauges (`isa_ping_up`, `isa_lifecycle_last_success_timestamp_seconds`, ...)
@@ -31,6 +33,8 @@ import gcCollector from 'prom-client/lib/metrics/gc.js';
 import type { AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
 import { thresholdBound, type LatencyThresholds } from '../checks/latency.js';
+import { sectionOf, type EnvironmentConfig } from '../config/index.js';
+import { PHASES, requestPhases } from '../vocabulary.js';
 import {
   CONTROL_METRICS,
   FOLLOW_UP_METRIC_NAMES,
@@ -39,7 +43,7 @@ import {
   type MetricDefinition,
   type MetricKey,
 } from './definitions.js';
-import type { CheckVocabulary } from './metric-definition.js';
+import type { CheckVocabulary, EnvironmentVocabulary } from './metric-definition.js';
 
 /** The labels `createMetrics` put on every series of a registry (prom-client has no getter). */
 const DEFAULT_LABELS = new WeakMap<object, Readonly<Record<string, string>>>();
@@ -56,6 +60,22 @@ export interface MetricsEnvironment {
   checks?: readonly string[];
   /** Its latency thresholds: they pick the buckets of `thresholdBuckets` histograms. */
   thresholds?: LatencyThresholds;
+  /** Its `base_url`: an IP literal has no `resolve` phase. Default: every phase. */
+  baseUrl?: string;
+}
+
+/**
+ * What the registry needs of a configured environment: series exist only for the checks it runs,
+ * its thresholds pick the confirmation-ping histogram's bounds, its base URL the request phases
+ * (docs/metrics.md, "What exists from start-up").
+ */
+export function metricsEnvironmentOf(env: EnvironmentConfig): MetricsEnvironment {
+  return {
+    name: env.name,
+    checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
+    thresholds: env.thresholds,
+    baseUrl: env.baseUrl,
+  };
 }
 
 /** Values of `isa_monitor_build_info`. */
@@ -141,9 +161,8 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
     metrics.controlProbeDuration.zero({});
   }
   for (const env of opts.environments) {
-    metrics.syntheticSessionsOpen.set({ environment: env.name }, 0);
     const enabled = CHECK_LIST.filter((check) => env.checks?.includes(check.name) ?? true);
-    zeroInitialise(metrics, env.name, enabled);
+    zeroInitialise(metrics, env, enabled);
   }
   return metrics;
 }
@@ -215,6 +234,13 @@ export function bucketsOf(
   return all.filter((bound) => bounds.includes(bound));
 }
 
+/** The values of each environment vocabulary of `env`. */
+export function environmentVocabulary(
+  env: MetricsEnvironment,
+): Record<EnvironmentVocabulary, readonly string[]> {
+  return { phases: env.baseUrl === undefined ? PHASES : requestPhases(env.baseUrl) };
+}
+
 /** The values of each check vocabulary declared by `checks`. */
 export function checkVocabulary(
   checks: readonly AnyCheck[],
@@ -232,19 +258,20 @@ export function checkVocabulary(
  * Every label combination of a counter or histogram: the given environments × the known values
  * of each other label, labels in definition order (the exposition keeps that order). A label with
  * `knownValuesBy` takes the values listed for its `by` label's value in each combination. With
- * `vocabulary`, check-scoped labels take only the values the given checks declare.
+ * `vocabulary`, check-scoped labels take only the values the given checks declare, and
+ * environment-scoped ones only those of the environment's configuration.
  */
 export function knownLabelSets(
   def: MetricDefinition,
   environments: readonly string[],
-  vocabulary?: Record<CheckVocabulary, readonly string[]>,
+  vocabulary?: Partial<Record<CheckVocabulary | EnvironmentVocabulary, readonly string[]>>,
 ): Array<Record<string, string>> {
   let sets: Array<Record<string, string>> = [{}];
   for (const label of def.labels) {
-    const scope = def.checkScoped?.[label];
+    const scope = def.checkScoped?.[label] ?? def.environmentScoped?.[label];
     let values = label === 'environment' ? environments : def.knownValues?.[label];
-    if (values !== undefined && scope !== undefined && vocabulary !== undefined) {
-      const allowed = vocabulary[scope];
+    const allowed = scope !== undefined ? vocabulary?.[scope] : undefined;
+    if (values !== undefined && allowed !== undefined) {
       values = values.filter((value) => allowed.includes(value));
     }
     if (values === undefined) {
@@ -261,11 +288,21 @@ export function knownLabelSets(
 }
 
 /** Zero-initialises, for one environment, the universal metrics and those of enabled checks. */
-function zeroInitialise(metrics: Metrics, environment: string, enabled: readonly AnyCheck[]): void {
+function zeroInitialise(
+  metrics: Metrics,
+  env: MetricsEnvironment,
+  enabled: readonly AnyCheck[],
+): void {
+  const environment = env.name;
   const names = enabled.map((check) => check.name);
-  const vocabulary = checkVocabulary(enabled);
+  const vocabulary = { ...checkVocabulary(enabled), ...environmentVocabulary(env) };
+  // Sessions exist only where a check creates them (or the ledger names the environment, which
+  // the recorder learns from the measurement engine at start-up: `Recorder.setSessionsOpen`).
+  const sessions = enabled.some((check) => check.createsSessions === true);
+  if (sessions) metrics.syntheticSessionsOpen.set({ environment }, 0);
   for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
     if (def.type === 'gauge' || key in CONTROL_METRICS) continue;
+    if (def.sessionsOnly === true && !sessions) continue;
     // Follow-up families start where the check's follow-up runs are on (the recorder does that).
     if (FOLLOW_UP_METRIC_NAMES.has(def.name)) continue;
     const owner = METRIC_OWNER.get(key);

@@ -98,6 +98,12 @@ export class SessionLedger {
   private constructor(
     readonly path: string,
     opts: LedgerOptions,
+    /**
+     * The environments the file named (sessions or create intents, of any owner) when it was
+     * opened: they may have leftovers to close or report even if no check creates sessions there
+     * any more.
+     */
+    readonly namedAtOpen: ReadonlySet<string> = new Set(),
   ) {
     this.retryMs = opts.retryMs ?? WRITE_RETRY_MS;
     this.fullLookMs = opts.fullLookMs ?? FULL_LOOK_MS;
@@ -110,8 +116,9 @@ export class SessionLedger {
    * unreadable or corrupt file is an error, never ignored.
    */
   static async open(path: string, opts: LedgerOptions = {}): Promise<SessionLedger> {
-    await readLedgerFile(path);
-    return new SessionLedger(path, opts);
+    const file = await readLedgerFile(path);
+    const named = [...file.sessions, ...file.intents].map((item) => item.environment);
+    return new SessionLedger(path, opts, new Set(named));
   }
 
   /** This process's open entries, optionally for one environment. */

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/checks/check.js';
@@ -45,7 +46,8 @@ describe('ping check', () => {
     });
     expect(result.facts).toMatchObject({ result: 'ok', up: true });
     expect(result.responses).toEqual([{ operation: 'ping', code: '200' }]);
-    expect(result.contractChecks).toContainEqual({ check: 'response_schema', result: 'pass' });
+    // The body's check is the ping's own result (invalid_body), not a contract check.
+    expect(result.contractChecks).toEqual([]);
     expect(result.steps[0]).toMatchObject({
       name: 'ping',
       method: 'GET',
@@ -116,6 +118,28 @@ describe('ping check', () => {
     expect(result.reason).toBe('network_error');
     expect(result.summary['latency_class']).toBeNull();
     expect(result.responses).toEqual([{ operation: 'ping', code: 'none' }]);
+  });
+
+  it('fails a 200 whose JSON body breaks the spec as invalid_body, naming the field in its step', async () => {
+    // A loopback API whose ping answers JSON with a number where the spec has an ISO timestamp.
+    const api = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: 'ok', timestamp: 42 }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = api.address() as { port: number };
+      const result = await pingWith(undefined, testEnvironment(`http://127.0.0.1:${port}`));
+      expect(result.reason).toBe('invalid_body');
+      expect(result.facts?.up).toBe(false);
+      expect(result.steps[0]).toMatchObject({ statusCode: 200 });
+      expect(result.steps[0]?.error).toBe(
+        'response body does not match the API schema at timestamp',
+      );
+      expect(result.contractChecks).toEqual([]);
+    } finally {
+      await new Promise((resolve) => api.close(resolve));
+    }
   });
 
   it('is unauthorized with a key the API does not know', async () => {

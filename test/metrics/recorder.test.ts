@@ -2,8 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/checks/check.js';
 import { dataSetLabel } from '../../src/checks/lifecycle.js';
 import { Recorder, statusCodeLabel } from '../../src/metrics/recorder.js';
-import type { Metrics } from '../../src/metrics/registry.js';
+import { createMetrics, type Metrics } from '../../src/metrics/registry.js';
 import {
+  BUILD,
   T0,
   lifecycleResult,
   pingResult,
@@ -47,13 +48,6 @@ describe('Recorder.recordResult: ping', () => {
     expect(await value('isa_ping_up', prod)).toBe(1);
     expect(
       await value('isa_http_responses_total', { ...prod, operation: 'ping', code: '200' }),
-    ).toBe(1);
-    expect(
-      await value('isa_contract_checks_total', {
-        ...prod,
-        check: 'response_schema',
-        result: 'pass',
-      }),
     ).toBe(1);
     expect(await value('isa_check_runs_total', { ...prod, check: 'ping', outcome: 'pass' })).toBe(
       1,
@@ -306,6 +300,26 @@ describe('Recorder: skips and open sessions', () => {
     recorder.setSessionsOpen('production', 0);
     expect(await value('isa_synthetic_sessions_open', prod)).toBe(0);
     expect(await value('isa_synthetic_sessions_open', { environment: 'sandbox' })).toBe(0);
+  });
+
+  it('adds both session families for an environment without a check that creates sessions, once its sessions are reported', async () => {
+    const metrics = createMetrics({
+      environments: [{ name: 'pingonly', checks: ['ping'] }],
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    const pingOnly = new Recorder(metrics);
+    const env = { environment: 'pingonly' };
+    const unrecoverable = 'isa_synthetic_sessions_unrecoverable_total';
+    expect(await sampleValue(metrics.registry, 'isa_synthetic_sessions_open', env)).toBeUndefined();
+    expect(await sampleValue(metrics.registry, unrecoverable, env)).toBeUndefined();
+    // The ledger held a session of it at start-up (an earlier configuration ran lifecycle there).
+    pingOnly.setSessionsOpen('pingonly', 0);
+    expect(await sampleValue(metrics.registry, 'isa_synthetic_sessions_open', env)).toBe(0);
+    expect(await sampleValue(metrics.registry, unrecoverable, env)).toBe(0);
+    pingOnly.recordUnrecoverable('pingonly');
+    pingOnly.setSessionsOpen('pingonly', 1);
+    expect(await sampleValue(metrics.registry, unrecoverable, env)).toBe(1);
   });
 });
 

@@ -10,7 +10,12 @@ import {
   createMetrics,
   knownLabelSets,
 } from '../../src/metrics/registry.js';
-import { KNOWN_STATUS_CODES, OPERATIONS, OPERATION_STATUS_CODES } from '../../src/vocabulary.js';
+import {
+  KNOWN_STATUS_CODES,
+  OPERATIONS,
+  OPERATION_STATUS_CODES,
+  requestPhases,
+} from '../../src/vocabulary.js';
 import { testEnvironment } from '../support/harness.js';
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
 
@@ -306,6 +311,25 @@ describe('createMetrics', () => {
     }
   });
 
+  it('exports the session families only where an enabled check creates sessions', async () => {
+    const { registry } = createMetrics({
+      environments: [
+        { name: 'pingonly', checks: ['ping'] },
+        { name: 'sessions', checks: ['ping', 'lifecycle'] },
+      ],
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    for (const name of [
+      'isa_synthetic_sessions_open',
+      'isa_synthetic_sessions_unrecoverable_total',
+    ]) {
+      expect(await samplesOf(registry, name), name).toEqual([
+        { labels: { environment: 'sessions' }, value: 0 },
+      ]);
+    }
+  });
+
   it("adds prom-client's process and Node.js metrics, but not its 10 ms lag monitor, unless disabled", async () => {
     const withDefaults = createMetrics({ environments: [environment('production')], build: BUILD });
     const names = (await withDefaults.registry.getMetricsAsJSON()).map((m) => m.name);
@@ -395,6 +419,38 @@ describe('control probe metrics', () => {
     expect(text).not.toMatch(/^isa_control_probe_success /m);
     new Recorder(on).recordControlProbe('network_error', 3);
     expect(await on.registry.metrics()).toMatch(/^isa_control_probe_success 0$/m);
+  });
+});
+
+describe('isa_ping_phase_duration_seconds: resolve only where a name is resolved', () => {
+  it('knows the resolve phase of host names and not of IP literals', () => {
+    const all = ['resolve', 'connect', 'tls', 'processing', 'transfer'];
+    const noResolve = all.filter((phase) => phase !== 'resolve');
+    expect(requestPhases('https://api.example.invalid')).toEqual(all);
+    expect(requestPhases('http://localhost:8080/env/x')).toEqual(all);
+    expect(requestPhases('http://127.0.0.1:8080')).toEqual(noResolve);
+    expect(requestPhases('https://10.1.2.3/v1')).toEqual(noResolve);
+    expect(requestPhases('http://[::1]:8080')).toEqual(noResolve);
+    expect(requestPhases('https://[2001:db8::1]')).toEqual(noResolve);
+  });
+
+  it('starts the resolve series at 0 for a host-name environment and leaves it out for an IP literal', async () => {
+    const { registry } = createMetrics({
+      environments: [
+        { name: 'named', baseUrl: 'https://api.example.invalid' },
+        { name: 'literal', baseUrl: 'http://127.0.0.1:9' },
+        { name: 'literal6', baseUrl: 'http://[::1]:9' },
+      ],
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    const phases = async (environment: string) =>
+      (await samplesOf(registry, 'isa_ping_phase_duration_seconds'))
+        .filter((s) => s.metricName?.endsWith('_count') && s.labels.environment === environment)
+        .map((s) => s.labels.phase);
+    expect(await phases('named')).toEqual(['resolve', 'connect', 'tls', 'processing', 'transfer']);
+    expect(await phases('literal')).toEqual(['connect', 'tls', 'processing', 'transfer']);
+    expect(await phases('literal6')).toEqual(['connect', 'tls', 'processing', 'transfer']);
   });
 });
 

@@ -79,6 +79,26 @@ describe('SessionLedger', () => {
     expect(ledger.list('p').map((e) => e.token)).toEqual(['t']);
   });
 
+  it('names the environments the file held sessions or intents of when it was opened', async () => {
+    const path = await tempPath();
+    expect([...(await SessionLedger.open(path)).namedAtOpen]).toEqual([]);
+    const first = await SessionLedger.open(path);
+    await first.add('sessions-env', 'tok-1');
+    await first.addIntent({
+      id: 'i-1',
+      environment: 'intents-env',
+      createdAt: 5,
+      correlationId: 'c-1',
+      campaignId: 'camp',
+      address: {},
+    });
+    const second = await SessionLedger.open(path);
+    expect([...second.namedAtOpen].sort()).toEqual(['intents-env', 'sessions-env']);
+    // A snapshot of the opening: what is written later does not change it.
+    await first.add('later-env', 'tok-2');
+    expect(second.namedAtOpen.has('later-env')).toBe(false);
+  });
+
   it('reports the intents of a gone owner once, and removes them', async () => {
     const path = await tempPath();
     const first = await SessionLedger.open(path);
