@@ -5,7 +5,11 @@ import { pino } from 'pino';
 import { BroadcastChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../../src/daemon.js';
-import { startMeasurement, WORKER_YOUNG_GENERATION_MB } from '../../src/measurement/host.js';
+import {
+  startMeasurement,
+  WORKER_YOUNG_GENERATION_MB,
+  type MeasurementHost,
+} from '../../src/measurement/host.js';
 import type { MeasurementEvent } from '../../src/measurement/messages.js';
 import type { MonitorConfig } from '../../src/config/index.js';
 import { testEnvironment } from '../support/harness.js';
@@ -31,15 +35,20 @@ async function config(): Promise<MonitorConfig> {
   };
 }
 
+/** Starts the host with a fixture as the worker's entry; `events` receives what it reports. */
+async function startFixture(entry: URL, events: MeasurementEvent[]): Promise<MeasurementHost> {
+  return startMeasurement(
+    { config: await config(), userAgent: 'test' },
+    (e) => events.push(e),
+    'worker',
+    entry,
+  );
+}
+
 describe('measurement host', () => {
   it('creates the worker with its young-generation limit and its own gc, in one context', async () => {
     const events: MeasurementEvent[] = [];
-    const host = await startMeasurement(
-      { config: await config(), userAgent: 'test' },
-      (e) => events.push(e),
-      'worker',
-      HEAP_WORKER,
-    );
+    const host = await startFixture(HEAP_WORKER, events);
     const report = events.find((e) => (e.type as string) === 'heap') as unknown as {
       newSpaceBytes: number;
       ownGc: boolean;
@@ -56,12 +65,7 @@ describe('measurement host', () => {
 
   it('reports a worker that exits on its own as fatal', async () => {
     const events: MeasurementEvent[] = [];
-    const host = await startMeasurement(
-      { config: await config(), userAgent: 'test' },
-      (e) => events.push(e),
-      'worker',
-      DYING_WORKER,
-    );
+    const host = await startFixture(DYING_WORKER, events);
     killWorker();
     await expect
       .poll(() => events.find((e) => e.type === 'fatal'), { timeout: 5_000 })
