@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 node --max-semi-space-size=1 --v8-pool-size=1
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=1 --v8-pool-size=1
 /**
  * The interpreter line holds the process-wide memory settings. They apply wherever the
  * `isa-monitor` command runs (npm's bin link, the container image's entry point), not to a plain
@@ -9,10 +9,11 @@
  *   it cannot be set from in here. (The measurement worker has its own limit, `measurement/host.ts`.)
  * - `--v8-pool-size=1`: one V8 helper thread (background GC and compilation) instead of one per
  *   core; each had a malloc arena of its own.
- * - `MALLOC_ARENA_MAX=2`, `MALLOC_MMAP_THRESHOLD_=65536`: glibc's malloc keeps two arenas instead
- *   of one per thread (up to 8 per core), and takes blocks of 64 KiB and more straight from the
+ * - `MALLOC_ARENA_MAX=2`, `MALLOC_MMAP_THRESHOLD_=131072`: glibc's malloc keeps two arenas instead
+ *   of one per thread (up to 8 per core), and takes blocks of 128 KiB and more straight from the
  *   kernel, so memory that start-up and compilation freed goes back instead of staying resident in
- *   some thread's arena.
+ *   some thread's arena. (64 KiB saved no more, and would have sent each 64 KiB socket read buffer
+ *   through mmap and munmap.)
  * Linux before 5.1 reads only the first 127 bytes of the line: it must stay shorter (a test pins
  * it). `--no-short-builtin-calls` would save the main isolate another ~1 MiB but does not fit; the
  * worker gets it from `measurement/host.ts`.

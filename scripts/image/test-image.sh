@@ -186,7 +186,7 @@ environ=$(podman exec "$first" sh -c 'tr "\0" "\n" </proc/1/environ')
 for option in --max-semi-space-size=1 --v8-pool-size=1; do
   [[ " $cmdline " == *" $option "* ]] || fail "the daemon runs without $option: $cmdline"
 done
-for variable in MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536; do
+for variable in MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072; do
   [[ $'\n'"$environ"$'\n' == *$'\n'"$variable"$'\n'* ]] || fail "the daemon runs without $variable"
 done
 say "the daemon runs with the interpreter line's memory settings: $cmdline"

@@ -28,7 +28,7 @@ console.log(JSON.stringify({
 describe('the interpreter line of the isa-monitor command', () => {
   it('runs node through env -S with the memory settings', () => {
     expect(line).toBe(
-      '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 node --max-semi-space-size=1 --v8-pool-size=1',
+      '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=1 --v8-pool-size=1',
     );
     // Linux before 5.1 reads only 127 bytes of it (BINPRM_BUF_SIZE; 255 since).
     expect(Buffer.byteLength(line)).toBeLessThan(128);
@@ -55,7 +55,7 @@ describe('the interpreter line of the isa-monitor command', () => {
       expect.arrayContaining(['--max-semi-space-size=1', '--v8-pool-size=1']),
     );
     expect(report.arenaMax).toBe('2');
-    expect(report.mmapThreshold).toBe('65536');
+    expect(report.mmapThreshold).toBe('131072');
     // 1 MiB semi-spaces: V8's default grows this many survivors' young generation to 16 MiB+.
     expect(report.newSpaceBytes).toBeLessThanOrEqual(2 * 1024 * 1024);
   });
