@@ -192,11 +192,21 @@ interface Daemon {
   began: number;
 }
 
-/** The Node options on a script's `#!/usr/bin/env -S node …` line. */
-function interpreterOptions(script: string): string[] {
+/**
+ * What a script's `#!/usr/bin/env -S [NAME=VALUE …] node …` line gives the process: the
+ * environment variables before `node` and the Node options after it.
+ */
+function interpreterLine(script: string): { env: Record<string, string>; options: string[] } {
   const first = readFileSync(script, 'utf8').split('\n', 1)[0] ?? '';
-  const match = /^#!\/usr\/bin\/env -S node (.+)$/.exec(first);
-  return match?.[1]?.split(' ').filter(Boolean) ?? [];
+  const words = /^#!\/usr\/bin\/env -S (.+)$/.exec(first)?.[1]?.split(' ').filter(Boolean) ?? [];
+  const node = words.indexOf('node');
+  if (node === -1) return { env: {}, options: [] };
+  const env = Object.fromEntries(
+    words
+      .slice(0, node)
+      .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  );
+  return { env, options: words.slice(node + 1) };
 }
 
 /** Runs `isa-monitor run --config` as users do, and waits until /readyz answers 200. */
@@ -205,14 +215,16 @@ async function startDaemon(config: object, cli = CLI): Promise<Daemon> {
   writeFileSync(file, JSON.stringify(config));
   const logs: string[] = [];
   const began = performance.now();
-  // As the `isa-monitor` command runs it: with the Node options of its interpreter line.
+  // As the `isa-monitor` command runs it: with the Node options and environment of its
+  // interpreter line.
+  const interpreter = interpreterLine(cli);
   const { child } = await start(
     process.execPath,
-    [...interpreterOptions(cli), cli, 'run', '--config', file],
+    [...interpreter.options, cli, 'run', '--config', file],
     /serving/,
     {
       output: logs,
-      env: { NODE_ENV: 'production' },
+      env: { ...interpreter.env, NODE_ENV: 'production' },
     },
   );
   const serving = logs.map(parseJson).find((l) => typeof l?.['url'] === 'string');

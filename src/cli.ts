@@ -1,9 +1,22 @@
-#!/usr/bin/env -S node --max-semi-space-size=1
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=1 --v8-pool-size=1
 /**
- * The interpreter line caps V8's young generation of the main thread at 1 MiB semi-spaces: the
- * main thread's allocations are small and short-lived (a result per run, a scrape), and the default
- * let the young generation grow to 16 MiB during start-up, the daemon's peak RSS (bench/README.md,
- * "Memory"). The measurement worker has its own limit (`measurement/host.ts`).
+ * The interpreter line holds the process-wide memory settings. They apply wherever the
+ * `isa-monitor` command runs (npm's bin link, the container image's entry point), not to a plain
+ * `node dist/cli.js`; each was measured side by side (bench/README.md, "Memory (2 environments)").
+ * - `--max-semi-space-size=1`: the main thread's young generation stays at 1 MiB semi-spaces. Its
+ *   allocations are small and short-lived (a result per run, a scrape), and the default let it grow
+ *   to 16 MiB during start-up, the daemon's peak RSS. V8 reads it when the isolate is created, so
+ *   it cannot be set from in here. (The measurement worker has its own limit, `measurement/host.ts`.)
+ * - `--v8-pool-size=1`: one V8 helper thread (background GC and compilation) instead of one per
+ *   core; each had a malloc arena of its own.
+ * - `MALLOC_ARENA_MAX=2`, `MALLOC_MMAP_THRESHOLD_=131072`: glibc's malloc keeps two arenas instead
+ *   of one per thread (up to 8 per core), and takes blocks of 128 KiB and more straight from the
+ *   kernel, so memory that start-up and compilation freed goes back instead of staying resident in
+ *   some thread's arena. (64 KiB saved no more, and would have sent each 64 KiB socket read buffer
+ *   through mmap and munmap.)
+ * Linux before 5.1 reads only the first 127 bytes of the line: it must stay shorter (a test pins
+ * it). `--no-short-builtin-calls` would save the main isolate another ~1 MiB but does not fit; the
+ * worker gets it from `measurement/host.ts`.
  */
 /**
  * The command-line entry: argv → command. The only module that touches process.exit and signals.

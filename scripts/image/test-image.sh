@@ -179,6 +179,17 @@ uid=$(podman exec "$first" sh -c 'awk "/^Uid:/ { print \$2 }" /proc/1/status')
 say "the daemon (pid 1) runs as uid $uid"
 if podman exec "$first" sh -c 'touch /app/x' 2>/dev/null; then fail "the root filesystem is writable"; fi
 say "the root filesystem is read-only"
+# The entry point is the isa-monitor command, so its interpreter line's memory settings
+# (src/cli.ts) reach the daemon: Node options on its command line, malloc's in its environment.
+cmdline=$(podman exec "$first" sh -c 'tr "\0" " " </proc/1/cmdline')
+environ=$(podman exec "$first" sh -c 'tr "\0" "\n" </proc/1/environ')
+for option in --max-semi-space-size=1 --v8-pool-size=1; do
+  [[ " $cmdline " == *" $option "* ]] || fail "the daemon runs without $option: $cmdline"
+done
+for variable in MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072; do
+  [[ $'\n'"$environ"$'\n' == *$'\n'"$variable"$'\n'* ]] || fail "the daemon runs without $variable"
+done
+say "the daemon runs with the interpreter line's memory settings: $cmdline"
 
 step "SIGTERM mid-lifecycle"
 open_json() { http_get "$S/__sim/sessions?status=open&environment=production"; }

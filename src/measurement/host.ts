@@ -4,6 +4,7 @@
  * thread that is busy 20–50 ms every ~100 ms, the p99 of (measured − server time) rises from ~4 ms
  * to ~43 ms; in a worker it stays ~5.5 ms (p50 ~1.2 ms). bench/measurement.ts reproduces this.
  */
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { MeasurementCommand, MeasurementEvent, MeasurementInit } from './messages.js';
 
@@ -20,6 +21,18 @@ export type MeasurementMode = 'worker' | 'inline';
  * the daemon's steady RSS went from ~100 to ~87 MiB (bench/README.md, "Memory").
  */
 export const WORKER_YOUNG_GENERATION_MB = 2;
+
+/**
+ * V8 flags read when an isolate is created, set just before the worker's is. They are
+ * process-wide, but the main thread's isolate exists by then, so they reach the worker however
+ * the process was started (the `isa-monitor` command's interpreter line, `node dist/cli.js`, a
+ * test). `--expose-gc`: the worker's own context gets `gc`, which `young-generation.ts` calls;
+ * without it that module makes a second context for it. `--no-short-builtin-calls`: V8 would
+ * otherwise copy its builtins' code next to the isolate's own code (a call saves a jump), 1.6 MiB
+ * mapped and ~1 MiB resident per isolate, measured; builtins then run from the node binary's
+ * shared pages (bench/README.md, "Memory", session 2).
+ */
+export const WORKER_V8_FLAGS = ['--expose-gc', '--no-short-builtin-calls'] as const;
 
 /** Starts the engine; `onEvent` receives every event on the calling thread. */
 export async function startMeasurement(
@@ -48,6 +61,7 @@ function startWorker(
   onEvent: (event: MeasurementEvent) => void,
   entry: URL,
 ): Promise<MeasurementHost> {
+  for (const flag of WORKER_V8_FLAGS) setFlagsFromString(flag);
   const worker = new Worker(entry, {
     workerData: init,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },

@@ -19,16 +19,26 @@ export const RUN_HEADROOM_BYTES = 512 * 1024;
 type GcFunction = (options: { type: 'minor' | 'major'; execution: 'sync' | 'async' }) => void;
 
 /**
- * The collector of this thread. It exposes V8's `gc` function (a process-wide flag, read when a
- * context is created: the new context below is the only one that gets it).
+ * The collector of this thread: V8's `gc` function. The measurement worker has it in its own
+ * global scope (`host.ts` sets `--expose-gc` before creating it); elsewhere (the inline engine of
+ * tests) the flag is set now and a new context, the only one created after it, provides it.
  */
 export function youngGenerationCollector(): () => void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as GcFunction;
+  const gc = ownGc() ?? newContextGc();
   return () => {
     const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
     if (young !== undefined && young.space_available_size < RUN_HEADROOM_BYTES) {
       gc({ type: 'minor', execution: 'sync' });
     }
   };
+}
+
+function ownGc(): GcFunction | undefined {
+  const gc = (globalThis as { gc?: unknown }).gc;
+  return typeof gc === 'function' ? (gc as GcFunction) : undefined;
+}
+
+function newContextGc(): GcFunction {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as GcFunction;
 }

@@ -5,12 +5,17 @@ import { pino } from 'pino';
 import { BroadcastChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../../src/daemon.js';
-import { startMeasurement } from '../../src/measurement/host.js';
+import {
+  startMeasurement,
+  WORKER_YOUNG_GENERATION_MB,
+  type MeasurementHost,
+} from '../../src/measurement/host.js';
 import type { MeasurementEvent } from '../../src/measurement/messages.js';
 import type { MonitorConfig } from '../../src/config/index.js';
 import { testEnvironment } from '../support/harness.js';
 
 const DYING_WORKER = new URL('./fixtures/dying-worker.mjs', import.meta.url);
+const HEAP_WORKER = new URL('./fixtures/heap-worker.mjs', import.meta.url);
 
 /** Tells the dying worker fixture to exit now (its `dying-worker` channel). */
 function killWorker(): void {
@@ -30,15 +35,37 @@ async function config(): Promise<MonitorConfig> {
   };
 }
 
+/** Starts the host with a fixture as the worker's entry; `events` receives what it reports. */
+async function startFixture(entry: URL, events: MeasurementEvent[]): Promise<MeasurementHost> {
+  return startMeasurement(
+    { config: await config(), userAgent: 'test' },
+    (e) => events.push(e),
+    'worker',
+    entry,
+  );
+}
+
 describe('measurement host', () => {
+  it('creates the worker with its young-generation limit and its own gc, in one context', async () => {
+    const events: MeasurementEvent[] = [];
+    const host = await startFixture(HEAP_WORKER, events);
+    const report = events.find((e) => (e.type as string) === 'heap') as unknown as {
+      newSpaceBytes: number;
+      ownGc: boolean;
+      contexts: number;
+    };
+    // Unlimited, V8 grows a young generation with this many survivors to 16 MiB and more.
+    expect(report.newSpaceBytes).toBeLessThanOrEqual(WORKER_YOUNG_GENERATION_MB * 1024 * 1024);
+    // `--expose-gc` was set before the worker's context was made: young-generation.ts needs no
+    // context of its own for `gc`.
+    expect(report.ownGc).toBe(true);
+    expect(report.contexts).toBe(1);
+    await host.stop(1_000);
+  });
+
   it('reports a worker that exits on its own as fatal', async () => {
     const events: MeasurementEvent[] = [];
-    const host = await startMeasurement(
-      { config: await config(), userAgent: 'test' },
-      (e) => events.push(e),
-      'worker',
-      DYING_WORKER,
-    );
+    const host = await startFixture(DYING_WORKER, events);
     killWorker();
     await expect
       .poll(() => events.find((e) => e.type === 'fatal'), { timeout: 5_000 })
