@@ -9,10 +9,12 @@
  *            connection modes (kept-alive, and a new connection per probe), CPU per probe, RSS
  *            steady and peak, each also as a ratio to blackbox_exporter.
  *   idle     both running with no probe due for --seconds: CPU per second.
- *   default  isa-monitor at its default schedule (2 environments, 60 s pings, 5 min lifecycle)
- *            against the simulator for --seconds (at least 600 to see two lifecycle runs per
- *            environment), after 40 s of warm-up: amortised CPU per check run, split by thread
- *            (main, measurement worker, helpers), RSS steady and peak.
+ *   default  isa-monitor at its default schedule (2 environments, 60 s pings, 5 min lifecycle,
+ *            15 min providers and coverage) against the simulator for --seconds (default 900:
+ *            one whole cycle of that schedule, so every check runs as often as it does in any
+ *            other 15 minutes), after 40 s of warm-up: amortised CPU per check run (every check
+ *            run is a probe), split by thread (main, measurement worker, helpers), RSS steady
+ *            and peak.
  *   scale    isa-monitor alone with --environments N (default 1000) pinging every --interval
  *            (default 60s): start-up time, fire-time lateness p50/p99, /metrics size and render
  *            time, /api/status size and time, RSS steady and peak, missed and skipped runs.
@@ -82,7 +84,7 @@ const mode = values.mode ?? 'compare';
 const defaultSeconds: Record<string, number> = {
   compare: 120,
   idle: 120,
-  default: 660,
+  default: 900,
   scale: 180,
   drift: 600,
   slip: 300,
@@ -603,20 +605,22 @@ async function defaultSchedule(): Promise<void> {
   const mem = await Promise.all(pids.map((pid) => watchMemory(pid, window)));
   const threads1 = pids.map(threadCpuMs);
   line(
-    `default schedule: ${seconds} s after ${IDLE_WARMUP_MS / 1000} s of warm-up, 2 environments, 60 s pings, 5 min lifecycle`,
+    `default schedule: ${seconds} s after ${IDLE_WARMUP_MS / 1000} s of warm-up, 2 environments, 60 s pings, 5 min lifecycle, 15 min providers and coverage`,
   );
   const rows = daemons.map((d, i) => {
+    // Every check run is a probe: the providers and coverage checks are on by default too (every
+    // 15 min), and their CPU is in the window whether or not they are counted.
     const runs = d.daemon.logs
       .slice(logsBefore[i])
       .map(parseJson)
-      .filter((l) => (l?.['check'] === 'ping' || l?.['check'] === 'lifecycle') && 'outcome' in l);
-    const lifecycles = runs.filter((l) => l?.['check'] === 'lifecycle').length;
+      .filter((l) => typeof l?.['check'] === 'string' && 'outcome' in l);
+    const count = (check: string) => runs.filter((l) => l?.['check'] === check).length;
     const split = splitThreads(threads0[i]!, threads1[i]!, pids[i]!);
     const total = split.main + split.worker + split.helpers;
     return [
       d.build,
       String(runs.length),
-      String(lifecycles),
+      `${count('ping')}, ${count('lifecycle')}, ${count('providers')}, ${count('coverage')}`,
       fmt(total),
       fmt(split.main),
       fmt(split.worker),
@@ -630,7 +634,7 @@ async function defaultSchedule(): Promise<void> {
     [
       'build',
       'check runs',
-      'of them lifecycle',
+      'ping, lifecycle, providers, coverage',
       'CPU, ms',
       'main',
       'worker',

@@ -21,6 +21,8 @@
 /**
  * The command-line entry: argv → command. The only module that touches process.exit and signals.
  */
+// First: V8's tiering is set before any other module's code runs.
+import './v8-tiering.js';
 import { EXIT, UsageError, type CliIO } from './cli/io.js';
 import { MAIN_USAGE } from './cli/usage.js';
 import { VERSION } from './version.js';

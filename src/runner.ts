@@ -21,7 +21,7 @@ import { sectionOf } from './config/section.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
 import { admit, RetryAfterError } from './limits/admission.js';
-import { waitUntil } from './limits/timers.js';
+import { deadline, waitUntil } from './limits/timers.js';
 import type { CreatedSessions } from './sessions/journal.js';
 
 export interface RunOptions {
@@ -71,9 +71,9 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const contractChecks: CheckResult['contractChecks'] = [];
   const cleanups: Array<() => Promise<void>> = [];
 
-  const deadline = AbortSignal.timeout(opts.timeoutMs + early);
+  const runDeadline = deadline(opts.timeoutMs + early, opts.signal);
   let deadlineAt = start + opts.timeoutMs;
-  let signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
+  let signal = runDeadline.signal;
   const log = withFields(opts.log, { correlationId });
   const priority = opts.check.budgetPriority ?? 'normal';
   // Time spent waiting for the environment's request budget: not the API's time (see `admit`).
@@ -145,8 +145,11 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     outcome = { outcome: 'fail', reason, facts: null };
   }
 
+  runDeadline.release();
+
   // Cleanups run newest first, under their own deadline, and never change the outcome.
-  signal = AbortSignal.timeout(opts.cleanupTimeoutMs ?? 15_000);
+  const cleanupDeadline = deadline(opts.cleanupTimeoutMs ?? 15_000);
+  signal = cleanupDeadline.signal;
   deadlineAt = now() + (opts.cleanupTimeoutMs ?? 15_000);
   for (const cleanup of cleanups.reverse()) {
     try {
@@ -155,6 +158,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
       log.warn({ err }, 'check cleanup failed');
     }
   }
+  cleanupDeadline.release();
 
   return {
     check: opts.check.name,

@@ -1,6 +1,6 @@
 /**
  * Types of the packages' internal files the daemon imports directly (exact versions are pinned in
- * package.json): undici's two classes without its index (api/timing.ts), and prom-client's
+ * package.json): undici's three classes without its index (api/timing.ts), and prom-client's
  * default collectors without its lag monitor (metrics/registry.ts). Static imports, so that the
  * build bundles them with the rest of the package.
  */
@@ -8,6 +8,12 @@ declare module 'undici/lib/dispatcher/agent.js' {
   import type { Agent } from 'undici';
   const UndiciAgent: typeof Agent;
   export = UndiciAgent;
+}
+
+declare module 'undici/lib/dispatcher/pool.js' {
+  import type { Pool } from 'undici';
+  const UndiciPool: typeof Pool;
+  export = UndiciPool;
 }
 
 declare module 'undici/lib/core/connect.js' {

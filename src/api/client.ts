@@ -37,7 +37,7 @@ import {
 import {
   connectionPhases,
   connectionTimingOf,
-  createMeasuringAgent,
+  createMeasuringPool,
   parseServerTiming,
   type PhaseTimings,
 } from './timing.js';
@@ -61,9 +61,10 @@ export interface ApiClientOptions {
   /** The full `User-Agent` value, e.g. `isa-monitor/0.1.0`. */
   userAgent: string;
   /**
-   * Where requests go. Default: a dedicated measuring `Agent` per client (closed by `close()`),
-   * so connection reuse is this client's own. An injected dispatcher must not retry or follow
-   * redirects; build it with `createMeasuringAgent` to keep the connection phases.
+   * Where requests go. Default: a measuring `Pool` of the base URL's origin per client (closed by
+   * `close()`, see `createMeasuringPool`), so connection reuse is this client's own. An injected
+   * dispatcher must not retry or follow redirects; build it with `createMeasuringAgent` or
+   * `createMeasuringPool` to keep the connection phases.
    */
   dispatcher?: Dispatcher;
   /** Largest response body read; beyond it the call ends with `bodyError: 'too_large'`. */
@@ -186,8 +187,9 @@ export class ApiClient {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   /**
-   * Where `freshConnection` calls go: an agent of their own, whose connections close after each
-   * answer, so such a call never finds an idle connection to reuse. Created on first use.
+   * Where `freshConnection` calls go: a pool of their own (`createMeasuringPool`), whose
+   * connections close after each answer, so such a call never finds an idle connection to reuse.
+   * Created on first use.
    */
   #freshDispatcher: Dispatcher | null = null;
   readonly #origin: string;
@@ -204,7 +206,7 @@ export class ApiClient {
 
   /**
    * Validates the options (throwing a plain `Error` that never repeats the key or the URL) and,
-   * unless a dispatcher is injected, creates this client's own measuring `Agent`.
+   * unless a dispatcher is injected, creates this client's own measuring pool.
    */
   constructor(options: ApiClientOptions) {
     const base = parseBaseUrl(options.baseUrl);
@@ -231,7 +233,7 @@ export class ApiClient {
       options.apiKey.length >= MIN_BODY_REDACTION_LENGTH ? this.#redact : (text) => text;
     this.#onResponse = options.onResponse ?? (() => {});
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? createMeasuringAgent();
+    this.#dispatcher = options.dispatcher ?? createMeasuringPool(base.origin);
   }
 
   /**
@@ -495,10 +497,10 @@ export class ApiClient {
     }
   }
 
-  /** The dispatcher of a call: an injected one always; else the fresh-connection agent or the pool. */
+  /** The dispatcher of a call: an injected one always; else the fresh-connection pool or the agent. */
   #dispatcherFor(call: ApiCall): Dispatcher {
     if (call.freshConnection !== true || !this.#ownsDispatcher) return this.#dispatcher;
-    this.#freshDispatcher ??= createMeasuringAgent();
+    this.#freshDispatcher ??= createMeasuringPool(this.#origin);
     return this.#freshDispatcher;
   }
 

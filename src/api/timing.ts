@@ -19,18 +19,20 @@
  * yields only `processing` and `transfer`.
  */
 import type { Socket } from 'node:net';
-import type { Agent, buildConnector } from 'undici';
+import type { Agent, Pool, buildConnector } from 'undici';
 import UndiciAgentClass from 'undici/lib/dispatcher/agent.js';
+import UndiciPoolClass from 'undici/lib/dispatcher/pool.js';
 import buildConnectorFunction from 'undici/lib/core/connect.js';
 
 /**
- * undici's two classes the monitor uses, from their own modules: undici's index also loads fetch,
+ * undici's three classes the monitor uses, from their own modules: undici's index also loads fetch,
  * WebSocket, EventSource, caches and mocks, about 3 MiB of heap and 8 MiB of RSS in the
  * measurement thread for nothing (bench/README.md, "Memory"). undici declares no `exports` map,
  * so these paths are public files of the pinned version (typed in `vendor-modules.d.ts`);
  * `test/api/timing.test.ts` checks they are undici's own `Agent` and `buildConnector`.
  */
 export const UndiciAgent = UndiciAgentClass;
+export const UndiciPool = UndiciPoolClass;
 export const buildUndiciConnector = buildConnectorFunction;
 
 /** Phase durations of one call, in milliseconds; a phase that did not happen is absent. */
@@ -120,6 +122,20 @@ export type MeasuringAgentOptions = Omit<Agent.Options, 'connect'> & {
 export function createMeasuringAgent(options: MeasuringAgentOptions = {}): Agent {
   const { connect, ...rest } = options;
   return new UndiciAgent({ ...rest, connect: createMeasuringConnector(connect) });
+}
+
+/**
+ * An undici `Pool` of one origin whose connections are timed: the API client's dispatchers (one
+ * for kept-alive calls, one for calls that open a new connection each, `freshConnection`). Not an
+ * `Agent`: undici's `Agent` destroys an origin's pool when its last connection closes, so whenever
+ * a connection did not outlive the gap between runs (always, with a new connection per ping; for
+ * checks minutes apart, whenever the server closed the idle one) it built a new `Pool` and
+ * `Client`, and the errors of their destruction, for the next run (bench/README.md, "CPU per
+ * run"). A pool outlives its connections; the client has one origin.
+ */
+export function createMeasuringPool(origin: string, options: MeasuringAgentOptions = {}): Pool {
+  const { connect, ...rest } = options;
+  return new UndiciPool(origin, { ...rest, connect: createMeasuringConnector(connect) });
 }
 
 /**

@@ -53,8 +53,10 @@ function collectUnknownFields(
   path: PropertyKey[],
   out: string[],
 ): void {
+  // Only objects (and arrays of them) can hold a field the spec does not name; most of a body's
+  // values are strings and numbers, so they end the walk before any schema is looked at.
+  if (typeof value !== 'object' || value === null) return;
   if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) {
-    if (value === undefined || value === null) return;
     collectUnknownFields(schema.unwrap() as z.ZodType, value, path, out);
     return;
   }

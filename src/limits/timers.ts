@@ -47,3 +47,46 @@ export async function waitUntil(
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
+
+/** A signal with a deadline, and the way to stand its timer down once the work is done. */
+export interface Deadline {
+  readonly signal: AbortSignal;
+  /** Clears the timer and stops following the outer signal; the signal stays as it is. */
+  release(): void;
+}
+
+/**
+ * A signal that aborts `ms` from now (reason: a `TimeoutError` DOMException, as
+ * `AbortSignal.timeout` gives) or when `outer` aborts (with its reason), whichever comes first.
+ * Not `AbortSignal.timeout` and `AbortSignal.any`: their timer cannot be cleared, so it fires
+ * after the work is long done and builds its DOMException, stack trace and all, for nobody. A
+ * check run had two of them (its deadline and its cleanups'), about a fifth of a millisecond of
+ * the measurement thread's CPU per run (bench/README.md, "CPU per run").
+ */
+export function deadline(ms: number, outer?: AbortSignal): Deadline {
+  const controller = new AbortController();
+  const onOuterAbort = (): void => {
+    clearTimeout(timer);
+    controller.abort(outer?.reason);
+  };
+  const timer = setTimeout(
+    () => {
+      outer?.removeEventListener('abort', onOuterAbort);
+      controller.abort(
+        new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
+      );
+    },
+    Math.min(Math.max(0, ms), MAX_TIMER_MS),
+  );
+  // As `AbortSignal.timeout`: a deadline alone does not keep the process alive.
+  timer.unref();
+  if (outer?.aborted) onOuterAbort();
+  else outer?.addEventListener('abort', onOuterAbort, { once: true });
+  return {
+    signal: controller.signal,
+    release() {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuterAbort);
+    },
+  };
+}

@@ -119,8 +119,8 @@ export class SessionTracking implements SessionTracker {
   }
 
   /**
-   * Writes the learned tokens, then settles the intent: gone when an answer arrived (a token was
-   * learned, or the API answered without creating one), reported when none did. Never throws;
+   * Settles the intent, in one ledger write with the learned tokens: gone when an answer arrived (a
+   * token was learned, or the API answered without creating one), reported when none did. Never throws;
    * false when a write failed (the tokens are still listed in memory, so the reaper closes them).
    */
   private async record(
@@ -129,22 +129,20 @@ export class SessionTracking implements SessionTracker {
     tokens: string[],
   ): Promise<boolean> {
     const { ledger, environment, log } = this.opts;
-    let durable = true;
-    for (const token of tokens) {
-      this.opts.onCreated?.(token);
-      await ledger.add(environment, token).catch((err: unknown) => {
-        durable = false;
-        log.warn({ err }, 'could not write a session token to the ledger; closing it anyway');
-      });
-    }
+    for (const token of tokens) this.opts.onCreated?.(token);
     if (tokens.length === 0 && mayHaveCreated(response.statusCode)) {
       this.opts.onUnrecoverable(intent);
     }
-    await ledger.removeIntent(intent.id).catch((err: unknown) => {
-      durable = false;
-      log.warn({ err }, 'could not remove a create intent from the ledger');
-    });
-    return durable;
+    try {
+      await ledger.settleIntent(intent.id, environment, tokens);
+      return true;
+    } catch (err) {
+      log.warn(
+        { err, tokens: tokens.length },
+        "could not write a create's outcome to the ledger; closing its sessions anyway",
+      );
+      return false;
+    }
   }
 
   private async settleLate(intent: Omit<CreateIntent, 'owner'>, answer: ApiResponse) {

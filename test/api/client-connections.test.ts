@@ -151,4 +151,36 @@ describe('ApiClient fresh connections', () => {
     expect(reused.map((r) => r.connectionOpened)).toEqual([true, false, false, false, false]);
     expect(server.connections).toBe(6);
   });
+
+  it('runs freshConnection calls side by side, each on its own connection', async () => {
+    // A confirmation ping can overlap a scheduled one: neither may wait for the other's socket.
+    let waiting: Array<() => void> = [];
+    server = await startServer((_req, res) => {
+      waiting.push(() =>
+        sendJson(res, 200, { message: 'pong', timestamp: new Date().toISOString() }),
+      );
+      if (waiting.length === 2) {
+        for (const answer of waiting) answer();
+        waiting = [];
+      }
+    });
+    client = new ApiClient({ baseUrl: server.url, apiKey: API_KEY, userAgent: USER_AGENT });
+    const both = await Promise.all([
+      client.ping({ timeoutMs: 5_000, freshConnection: true }),
+      client.ping({ timeoutMs: 5_000, freshConnection: true }),
+    ]);
+    expect(both.map((r) => [r.statusCode, r.connectionOpened])).toEqual([
+      [200, true],
+      [200, true],
+    ]);
+    expect(server.connections).toBe(2);
+    // And after both closed, the next one opens a third.
+    const third = client.ping({ timeoutMs: 5_000, freshConnection: true });
+    const fourth = client.ping({ timeoutMs: 5_000, freshConnection: true });
+    expect((await Promise.all([third, fourth])).map((r) => r.connectionOpened)).toEqual([
+      true,
+      true,
+    ]);
+    expect(server.connections).toBe(4);
+  });
 });

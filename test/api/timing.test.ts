@@ -1,15 +1,17 @@
-import { Agent, buildConnector } from 'undici';
+import { Agent, Pool, buildConnector } from 'undici';
 import { describe, expect, it } from 'vitest';
 import {
   UndiciAgent,
+  UndiciPool,
   buildUndiciConnector,
   connectionPhases,
   parseServerTiming,
 } from '../../src/api/timing.js';
 
 describe("undici's modules, loaded without its index", () => {
-  it("are undici's own Agent and buildConnector", () => {
+  it("are undici's own Agent, Pool and buildConnector", () => {
     expect(UndiciAgent).toBe(Agent);
+    expect(UndiciPool).toBe(Pool);
     expect(buildUndiciConnector).toBe(buildConnector);
   });
 });

@@ -27,6 +27,36 @@ describe('SessionLedger', () => {
     });
   });
 
+  it('settles a create in one write: its tokens in, its intent out', async () => {
+    const path = await tempPath();
+    const ledger = await SessionLedger.open(path);
+    await ledger.addIntent({
+      id: 'i-1',
+      environment: 'production',
+      createdAt: 5,
+      correlationId: 'c-1',
+      campaignId: '',
+      address: { street1: '1 Main St', zip: '80202' },
+    });
+    const writes: string[] = [];
+    ledger.onChange((environment, open) => writes.push(`${environment}:${open}`));
+    await ledger.settleIntent('i-1', 'production', ['tok-1', 'tok-2', 'tok-1'], 42);
+    expect(writes).toEqual(['production:2']);
+    const onDisk = JSON.parse(await readFile(path, 'utf8')) as {
+      sessions: Array<{ token: string; createdAt: number }>;
+      intents: unknown[];
+    };
+    expect(onDisk.sessions.map((e) => [e.token, e.createdAt])).toEqual([
+      ['tok-1', 42],
+      ['tok-2', 42],
+    ]);
+    expect(onDisk.intents).toEqual([]);
+    expect(ledger.pendingIntents()).toEqual([]);
+    // Settled already, nothing new: no write at all.
+    await ledger.settleIntent('i-1', 'production', ['tok-1']);
+    expect(writes).toEqual(['production:2']);
+  });
+
   it('survives a restart: a new ledger on the same file lists what was open', async () => {
     const path = await tempPath();
     const first = await SessionLedger.open(path);
