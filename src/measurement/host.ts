@@ -23,16 +23,25 @@ export type MeasurementMode = 'worker' | 'inline';
 export const WORKER_YOUNG_GENERATION_MB = 2;
 
 /**
- * V8 flags read when an isolate is created, set just before the worker's is. They are
- * process-wide, but the main thread's isolate exists by then, so they reach the worker however
- * the process was started (the `isa-monitor` command's interpreter line, `node dist/cli.js`, a
- * test). `--expose-gc`: the worker's own context gets `gc`, which `young-generation.ts` calls;
- * without it that module makes a second context for it. `--no-short-builtin-calls`: V8 would
- * otherwise copy its builtins' code next to the isolate's own code (a call saves a jump), 1.6 MiB
- * mapped and ~1 MiB resident per isolate, measured; builtins then run from the node binary's
- * shared pages (bench/README.md, "Memory", session 2).
+ * The measurement worker's V8 flags, set just before its isolate is created. They are
+ * process-wide, but the main thread's isolate exists by then and compiles no WebAssembly, so they
+ * are the worker's however the process was started (the `isa-monitor` command's interpreter line,
+ * `node dist/cli.js`, a test).
+ * - `--expose-gc`: the worker's own context gets `gc`, which `young-generation.ts` calls; without
+ *   it that module makes a second context for it.
+ * - `--no-short-builtin-calls`: V8 would otherwise copy its builtins' code next to the isolate's
+ *   own code (a call saves a jump), 1.6 MiB mapped and ~1 MiB resident per isolate, measured;
+ *   builtins then run from the node binary's shared pages (bench/README.md, "Memory", session 2).
+ * - `--liftoff-only`: undici parses HTTP with llhttp, a WebAssembly module compiled at the first
+ *   request. V8 compiled it with Liftoff and then again with TurboFan in the background, which
+ *   took some 30 MiB for a moment, the daemon's peak RSS (bench/README.md, "Memory"); Liftoff's
+ *   code parses a ping's few hundred bytes just as well. Read when a module is compiled.
  */
-export const WORKER_V8_FLAGS = ['--expose-gc', '--no-short-builtin-calls'] as const;
+export const WORKER_V8_FLAGS = [
+  '--expose-gc',
+  '--no-short-builtin-calls',
+  '--liftoff-only',
+] as const;
 
 /** Starts the engine; `onEvent` receives every event on the calling thread. */
 export async function startMeasurement(
