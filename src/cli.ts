@@ -21,7 +21,7 @@
 /**
  * The command-line entry: argv → command. The only module that touches process.exit and signals.
  */
-// First: V8's tiering is set before any other module's code runs.
+// Before any command runs: V8's tiering (the bundle evaluates only definitions ahead of it).
 import './v8-tiering.js';
 import { EXIT, UsageError, type CliIO } from './cli/io.js';
 import { MAIN_USAGE } from './cli/usage.js';
