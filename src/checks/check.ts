@@ -335,3 +335,11 @@ export function isCheck(value: unknown): value is AnyCheck {
     typeof v.name === 'string' && typeof v.run === 'function' && typeof v.record === 'function'
   );
 }
+
+/**
+ * Whether any of `checks` creates synthetic sessions: where an environment's session ledger
+ * entries and its session metrics can be other than empty.
+ */
+export function createsSessions(checks: readonly AnyCheck[]): boolean {
+  return checks.some((check) => check.createsSessions === true);
+}

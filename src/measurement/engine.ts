@@ -4,7 +4,7 @@
  * (serving /metrics, logging) cannot delay a probe or its timestamps; `inline` mode runs it on the
  * calling thread for benchmarks and tests.
  */
-import type { CheckLogger } from '../checks/check.js';
+import { createsSessions, type CheckLogger } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
 import { withFields } from '../checks/logger.js';
 import { startControlProbe } from '../control/probe.js';
@@ -78,10 +78,8 @@ export async function startEngine(
   // held sessions or create intents at start-up (an earlier configuration's, closed or reported
   // by the sweep below). Only these carry the session metrics (docs/metrics.md).
   for (const env of environments) {
-    const creates = CHECK_LIST.some(
-      (check) => check.createsSessions === true && env.section(check).enabled,
-    );
-    if (creates || ledger.namedAtOpen.has(env.name))
+    const enabled = CHECK_LIST.filter((check) => env.section(check).enabled);
+    if (createsSessions(enabled) || ledger.namedAtOpen.has(env.name))
       emit({ type: 'sessions_open', environment: env.name, count: ledger.count(env.name) });
   }
 

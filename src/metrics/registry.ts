@@ -30,7 +30,7 @@ import heapSizeAndUsedCollector from 'prom-client/lib/metrics/heapSizeAndUsed.js
 import heapSpacesSizeAndUsedCollector from 'prom-client/lib/metrics/heapSpacesSizeAndUsed.js';
 import versionCollector from 'prom-client/lib/metrics/version.js';
 import gcCollector from 'prom-client/lib/metrics/gc.js';
-import type { AnyCheck } from '../checks/check.js';
+import { createsSessions, type AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
 import { thresholdBound, type LatencyThresholds } from '../checks/latency.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
@@ -298,7 +298,7 @@ function zeroInitialise(
   const vocabulary = { ...checkVocabulary(enabled), ...environmentVocabulary(env) };
   // Sessions exist only where a check creates them (or the ledger names the environment, which
   // the recorder learns from the measurement engine at start-up: `Recorder.setSessionsOpen`).
-  const sessions = enabled.some((check) => check.createsSessions === true);
+  const sessions = createsSessions(enabled);
   if (sessions) metrics.syntheticSessionsOpen.set({ environment }, 0);
   for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
     if (def.type === 'gauge' || key in CONTROL_METRICS) continue;
