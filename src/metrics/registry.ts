@@ -228,9 +228,10 @@ export function bucketsOf(
   const all = [...(def.buckets ?? [])];
   const level = def.thresholdBuckets;
   if (level === undefined) return all;
-  const thresholds = environments.flatMap((env) => (env.thresholds ? [env.thresholds] : []));
-  if (thresholds.length === 0) return all;
-  const bounds = thresholds.map((t) => thresholdBound(t[`${level}Ms`] / 1000, all));
+  // Each distinct threshold once: a thousand environments mostly share one.
+  const thresholds = new Set(environments.flatMap((env) => env.thresholds?.[`${level}Ms`] ?? []));
+  if (thresholds.size === 0) return all;
+  const bounds = [...thresholds].map((ms) => thresholdBound(ms / 1000, all));
   return all.filter((bound) => bounds.includes(bound));
 }
 
