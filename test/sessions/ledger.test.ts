@@ -4,10 +4,23 @@ import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SessionLedger } from '../../src/sessions/ledger.js';
+import { SessionLedger, type CreateIntent } from '../../src/sessions/ledger.js';
 
 async function tempPath(): Promise<string> {
   return join(await mkdtemp(join(tmpdir(), 'ledger-')), 'nested', 'sessions.json');
+}
+
+/** A create intent as the session tracker records it; `overrides` change what a test looks at. */
+function intent(overrides: Partial<Omit<CreateIntent, 'owner'>> = {}): Omit<CreateIntent, 'owner'> {
+  return {
+    id: 'i-1',
+    environment: 'production',
+    createdAt: 5,
+    correlationId: 'c-1',
+    campaignId: 'camp',
+    address: { street1: '1 Main St', zip: '80202' },
+    ...overrides,
+  };
 }
 
 describe('SessionLedger', () => {
@@ -30,14 +43,7 @@ describe('SessionLedger', () => {
   it('settles a create in one write: its tokens in, its intent out', async () => {
     const path = await tempPath();
     const ledger = await SessionLedger.open(path);
-    await ledger.addIntent({
-      id: 'i-1',
-      environment: 'production',
-      createdAt: 5,
-      correlationId: 'c-1',
-      campaignId: '',
-      address: { street1: '1 Main St', zip: '80202' },
-    });
+    await ledger.addIntent(intent({ campaignId: '' }));
     const writes: string[] = [];
     ledger.onChange((environment, open) => writes.push(`${environment}:${open}`));
     await ledger.settleIntent('i-1', 'production', ['tok-1', 'tok-2', 'tok-1'], 42);
@@ -114,14 +120,7 @@ describe('SessionLedger', () => {
     expect([...(await SessionLedger.open(path)).namedAtOpen]).toEqual([]);
     const first = await SessionLedger.open(path);
     await first.add('sessions-env', 'tok-1');
-    await first.addIntent({
-      id: 'i-1',
-      environment: 'intents-env',
-      createdAt: 5,
-      correlationId: 'c-1',
-      campaignId: 'camp',
-      address: {},
-    });
+    await first.addIntent(intent({ environment: 'intents-env', address: {} }));
     const second = await SessionLedger.open(path);
     expect([...second.namedAtOpen].sort()).toEqual(['intents-env', 'sessions-env']);
     // A snapshot of the opening: what is written later does not change it.
@@ -132,14 +131,7 @@ describe('SessionLedger', () => {
   it('reports the intents of a gone owner once, and removes them', async () => {
     const path = await tempPath();
     const first = await SessionLedger.open(path);
-    await first.addIntent({
-      id: 'i-1',
-      environment: 'production',
-      createdAt: 5,
-      correlationId: 'c-1',
-      campaignId: 'camp',
-      address: { street1: '1 Main St', zip: '80202' },
-    });
+    await first.addIntent(intent());
     const second = await SessionLedger.open(path);
     const { intents } = await second.adoptOrphans();
     expect(intents).toMatchObject([{ id: 'i-1', correlationId: 'c-1', campaignId: 'camp' }]);
