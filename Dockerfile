@@ -9,7 +9,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
-COPY scripts/build.mjs ./scripts/build.mjs
+COPY scripts/build.mjs scripts/build-plugins.mjs ./scripts/
 COPY src ./src
 COPY web ./web
 RUN npm run build && npm prune --omit=dev

@@ -9,6 +9,7 @@
 import { rmSync } from 'node:fs';
 import { URL, fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { iconvUnicodeOnly, nodeCronLocalTime, zodEnglishOnly } from './build-plugins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist`;
@@ -17,28 +18,6 @@ const outdir = `${root}dist`;
 // modules; an ES module has none, so each output file gets one.
 const requireShim =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
-
-/**
- * zod's namespace `z` re-exports its ~50 translations of error messages (`z.locales`), so a bundle
- * that uses `z` carries them all, and both threads compile them: 3.8 MiB of the daemon's RSS,
- * measured. The daemon uses zod's English messages only (the one locale zod itself installs), so
- * the translations are left out and `z.locales` holds `en` alone.
- */
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(esbuild) {
-    esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes('/node_modules/zod/')
-        ? { path: 'zod-locales', namespace: 'zod-english-only', pluginData: args.resolveDir }
-        : undefined,
-    );
-    esbuild.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
-      contents: 'export { default as en } from "../locales/en.js";',
-      resolveDir: args.pluginData,
-      loader: 'js',
-    }));
-  },
-};
 
 const common = {
   absWorkingDir: root,
@@ -55,7 +34,7 @@ const common = {
   banner: { js: requireShim },
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, iconvUnicodeOnly, nodeCronLocalTime],
   // Loaded from node_modules only when stdout is a terminal (logging.ts).
   external: ['pino-pretty'],
 };

@@ -1,0 +1,6 @@
+// Types of build-plugins.mjs, for the test that bundles with them (test/build/plugins.test.ts).
+import type { Plugin } from 'esbuild';
+
+export declare const zodEnglishOnly: Plugin;
+export declare const iconvUnicodeOnly: Plugin;
+export declare const nodeCronLocalTime: Plugin;

@@ -1,0 +1,90 @@
+// What the daemon's bundles leave out of, or change in, the packages they bundle (scripts/build.mjs):
+// each measured in bench/README.md ("Memory (2 environments)"), each tested in
+// test/build/plugins.test.ts.
+import { readFile } from 'node:fs/promises';
+import { URL, fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * zod's namespace `z` re-exports its ~50 translations of error messages (`z.locales`), so a bundle
+ * that uses `z` carries them all, and both threads compile them: 3.8 MiB of the daemon's RSS,
+ * measured. The daemon uses zod's English messages only (the one locale zod itself installs), so
+ * the translations are left out and `z.locales` holds `en` alone.
+ */
+export const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes('/node_modules/zod/')
+        ? { path: 'zod-locales', namespace: 'zod-english-only', pluginData: args.resolveDir }
+        : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: 'export { default as en } from "../locales/en.js";',
+      resolveDir: args.pluginData,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * iconv-lite (body-parser's decoder) bundles the tables of every legacy code page it can decode:
+ * half a megabyte of source text, which the main thread keeps in its heap for the process's life
+ * (0.7 MiB of RSS, measured). The daemon's server reads no request bodies, and the simulator reads
+ * only JSON, which body-parser accepts in UTF-8, -16 and -32 alone (RFC 7159): so only iconv-lite's
+ * Unicode encodings are kept, and nothing that reads a body behaves differently.
+ */
+export const iconvUnicodeOnly = {
+  name: 'iconv-unicode-only',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\.\/encodings$/ }, (args) =>
+      args.importer.includes('/node_modules/iconv-lite/lib/')
+        ? { path: 'iconv-encodings', namespace: 'iconv-unicode-only', pluginData: args.resolveDir }
+        : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: 'iconv-unicode-only' }, (args) => ({
+      contents: [
+        'const merge = require("../lib/helpers/merge-exports");',
+        'merge(module.exports, require("../encodings/internal"));',
+        'merge(module.exports, require("../encodings/utf32"));',
+        'merge(module.exports, require("../encodings/utf16"));',
+        'merge(module.exports, require("../encodings/utf7"));',
+      ].join('\n'),
+      resolveDir: args.pluginData,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * node-cron 4 splits every date it matches into calendar fields with `Intl.DateTimeFormat`, also
+ * when no time zone is configured (the daemon configures none), and the first such formatter pages
+ * in ICU's data and fills ICU's caches: 8.4 MiB of the daemon's RSS, and a few per cent of its CPU
+ * per run, measured. For that case its two date functions call `src/scheduler/local-time.ts`,
+ * which gives the same fields from `Date`'s getters (tested against node-cron's `Intl` path). A
+ * node-cron whose code no longer has these functions fails the build here, not the schedule.
+ */
+export const nodeCronLocalTime = {
+  name: 'node-cron-local-time',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[\\/]node-cron[\\/]dist[\\/]_shared\.js$/ }, async (args) => {
+      let source = await readFile(args.path, 'utf8');
+      const patches = [
+        ['function buildDateParts(date, timezone) {', '__localDateParts(date)'],
+        ['function getTimezoneGMT(date, timezone) {', '__localGmt(date)'],
+      ];
+      for (const [head, local] of patches) {
+        if (source.split(head).length !== 2) {
+          throw new Error(`node-cron-local-time: \`${head}\` is not in ${args.path} once`);
+        }
+        source = source.replace(head, `${head}\n    if (!timezone) return ${local};`);
+      }
+      const localTime = JSON.stringify(`${root}src/scheduler/local-time.ts`);
+      return {
+        contents: `import { localDateParts as __localDateParts, localGmt as __localGmt } from ${localTime};\n${source}`,
+        loader: 'js',
+      };
+    });
+  },
+};
