@@ -9,6 +9,7 @@
  */
 import type { ApiResponse } from '../api/client.js';
 import { errorEnvelopeSchema } from '../api/schemas.js';
+import { RESPONSE_PARSE } from '../api/validate.js';
 
 const MAX_TOKEN_LENGTH = 200;
 const TOKEN_TEXT = /^[\x21-\x7e]+$/;
@@ -41,7 +42,7 @@ function isToken(value: unknown): value is string {
 export function confirmsClose(response: ApiResponse): boolean {
   if (response.statusCode === 200) return true;
   if (response.statusCode !== 410) return false;
-  return errorEnvelopeSchema.safeParse(response.body).success;
+  return errorEnvelopeSchema.safeParse(response.body, RESPONSE_PARSE).success;
 }
 
 function record(value: unknown): Record<string, unknown> | null {
