@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errorEnvelopeSchema } from './schemas.js';
 import { sanitizeText } from './transport-errors.js';
+import { RESPONSE_PARSE } from './validate.js';
 
 export type BodyError = 'not_json' | 'invalid_json' | 'too_large';
 
@@ -100,7 +101,7 @@ function envelopeText(
   maxLength: number,
 ): string | null {
   if (statusCode < 400) return null;
-  const parsed = ENVELOPE_TEXT_FIELDS[field].safeParse(body);
+  const parsed = ENVELOPE_TEXT_FIELDS[field].safeParse(body, RESPONSE_PARSE);
   if (!parsed.success) return null;
   const text = sanitizeText(
     (parsed.data as Record<string, string>)[field] ?? '',
