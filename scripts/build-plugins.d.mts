@@ -4,3 +4,5 @@ import type { Plugin } from 'esbuild';
 export declare const zodEnglishOnly: Plugin;
 export declare const iconvUnicodeOnly: Plugin;
 export declare const nodeCronLocalTime: Plugin;
+export declare const mimeDbSubset: Plugin;
+export declare const MEDIA_TYPES_KEPT: string[];

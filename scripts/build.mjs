@@ -9,7 +9,12 @@
 import { rmSync } from 'node:fs';
 import { URL, fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { iconvUnicodeOnly, nodeCronLocalTime, zodEnglishOnly } from './build-plugins.mjs';
+import {
+  iconvUnicodeOnly,
+  mimeDbSubset,
+  nodeCronLocalTime,
+  zodEnglishOnly,
+} from './build-plugins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist`;
@@ -34,7 +39,7 @@ const common = {
   banner: { js: requireShim },
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, iconvUnicodeOnly, nodeCronLocalTime],
+  plugins: [zodEnglishOnly, iconvUnicodeOnly, mimeDbSubset, nodeCronLocalTime],
   // Loaded from node_modules only when stdout is a terminal (logging.ts).
   external: ['pino-pretty'],
 };

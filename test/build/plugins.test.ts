@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { iconvUnicodeOnly, nodeCronLocalTime } from '../../scripts/build-plugins.mjs';
+import { iconvUnicodeOnly, mimeDbSubset, nodeCronLocalTime } from '../../scripts/build-plugins.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -90,5 +90,53 @@ console.log(JSON.stringify({
     expect(out).toEqual({ utf8: '{"a":"é"}', utf16: true, gbk: false, latin2: false });
     const unpatched = JSON.parse((await runBundled(PROGRAM, [])).trim()) as object;
     expect(unpatched).toMatchObject({ gbk: true, latin2: true });
+  });
+});
+
+describe('mimeDbSubset', () => {
+  /**
+   * Every way the servers give a response its type (src/server, src/simulator), and express's own
+   * defaults; the Content-Type each one gets, and two lookups outside the subset.
+   */
+  const PROGRAM = `
+import express from 'express';
+import mime from 'mime-types';
+const app = express();
+app.get('/json', (req, res) => res.json({ a: 1 }));
+app.get('/html-default', (req, res) => res.send('<p>x</p>'));
+app.get('/html', (req, res) => res.type('html').send('<p>x</p>'));
+app.get('/text', (req, res) => res.type('text/plain').send('ok'));
+app.get('/buffer', (req, res) => res.send(Buffer.from('x')));
+app.get('/svg', (req, res) => res.set('Content-Type', 'image/svg+xml').send(Buffer.from('<svg/>')));
+app.get('/css', (req, res) => res.set('Content-Type', 'text/css; charset=utf-8').send('a{}'));
+app.get('/js', (req, res) => res.set('Content-Type', 'text/javascript').send('1'));
+app.get('/metrics', (req, res) => res.set('Content-Type', 'application/openmetrics-text; version=1.0.0; charset=utf-8').send('# EOF'));
+app.get('/error', (req, res) => res.status(405).json({ error: 'method not allowed' }));
+const server = app.listen(0, '127.0.0.1', async () => {
+  const types = {};
+  for (const path of ['/json', '/html-default', '/html', '/text', '/buffer', '/svg', '/css', '/js', '/metrics', '/error', '/missing']) {
+    const res = await fetch('http://127.0.0.1:' + server.address().port + path);
+    types[path] = res.headers.get('content-type');
+  }
+  console.log(JSON.stringify({ types, mp4: mime.lookup('mp4'), xml: mime.contentType('application/xml') }));
+  server.close();
+});`;
+
+  it('gives every response the Content-Type the whole table gives', async () => {
+    const subset = JSON.parse((await runBundled(PROGRAM, [mimeDbSubset])).trim()) as {
+      types: object;
+      mp4: unknown;
+      xml: unknown;
+    };
+    const whole = JSON.parse((await runBundled(PROGRAM, [])).trim()) as typeof subset;
+    expect(subset.types).toEqual(whole.types);
+    expect(subset.types).toMatchObject({
+      '/json': 'application/json; charset=utf-8',
+      '/html-default': 'text/html; charset=utf-8',
+      '/buffer': 'application/octet-stream',
+    });
+    // The table is the subset: types outside it are unknown to lookups.
+    expect(whole.mp4).toBe('video/mp4');
+    expect(subset.mp4).toBe(false);
   });
 });
