@@ -141,9 +141,7 @@ export class SessionLedger {
 
   /** Records a token; resolves once it is on disk. */
   async add(environment: string, token: string, createdAt = Date.now()): Promise<void> {
-    if (this.has(environment, token)) return;
-    this.entries = [...this.entries, { environment, token, createdAt, owner: this.owner }];
-    await this.persist(environment);
+    if (this.listTokens(environment, [token], createdAt)) await this.persist(environment);
   }
 
   /** Forgets a token; resolves once the file no longer lists it. */
@@ -181,15 +179,22 @@ export class SessionLedger {
     tokens: readonly string[],
     createdAt = Date.now(),
   ): Promise<void> {
-    const fresh = [...new Set(tokens)].filter((token) => !this.has(environment, token));
+    const listed = this.listTokens(environment, tokens, createdAt);
     const pending = this.intents.some((i) => i.id === id);
-    if (fresh.length === 0 && !pending) return;
+    if (!listed && !pending) return;
+    this.intents = this.intents.filter((i) => i.id !== id);
+    await this.persist(environment);
+  }
+
+  /** Lists the tokens not yet listed, in memory only; whether there were any. */
+  private listTokens(environment: string, tokens: readonly string[], createdAt: number): boolean {
+    const fresh = [...new Set(tokens)].filter((token) => !this.has(environment, token));
+    if (fresh.length === 0) return false;
     this.entries = [
       ...this.entries,
       ...fresh.map((token) => ({ environment, token, createdAt, owner: this.owner })),
     ];
-    this.intents = this.intents.filter((i) => i.id !== id);
-    await this.persist(environment);
+    return true;
   }
 
   /** This process's intents still waiting for an answer. */
