@@ -7,6 +7,11 @@ import { URL, fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+// Bundled CommonJS packages (express, pino, prom-client, undici) call `require` for Node's own
+// modules; an ES module has none, so each output file gets one as its banner.
+export const REQUIRE_SHIM =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
 /**
  * zod's namespace `z` re-exports its ~50 translations of error messages (`z.locales`), so a bundle
  * that uses `z` carries them all, and both threads compile them: 3.8 MiB of the daemon's RSS,

@@ -13,16 +13,12 @@ import {
   iconvUnicodeOnly,
   mimeDbSubset,
   nodeCronLocalTime,
+  REQUIRE_SHIM,
   zodEnglishOnly,
 } from './build-plugins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist`;
-
-// Bundled CommonJS packages (express, pino, prom-client, undici) call `require` for Node's own
-// modules; an ES module has none, so each output file gets one.
-const requireShim =
-  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 const common = {
   absWorkingDir: root,
@@ -36,7 +32,7 @@ const common = {
   minifySyntax: true,
   // Not `keepNames`: identifiers are not minified, so functions keep their names anyway, and its
   // `__name(fn, "…")` call for every function cost 5 MiB of RSS (bench/README.md).
-  banner: { js: requireShim },
+  banner: { js: REQUIRE_SHIM },
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [zodEnglishOnly, iconvUnicodeOnly, mimeDbSubset, nodeCronLocalTime],

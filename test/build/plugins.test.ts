@@ -8,7 +8,12 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { iconvUnicodeOnly, mimeDbSubset, nodeCronLocalTime } from '../../scripts/build-plugins.mjs';
+import {
+  iconvUnicodeOnly,
+  mimeDbSubset,
+  nodeCronLocalTime,
+  REQUIRE_SHIM,
+} from '../../scripts/build-plugins.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,9 +31,7 @@ async function runBundled(
     format: 'esm',
     write: false,
     logLevel: 'silent',
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-    },
+    banner: { js: REQUIRE_SHIM },
     plugins,
   });
   // On stdin: a bundle of iconv-lite's code pages is longer than an argument may be.
