@@ -38,7 +38,6 @@ describe('bounded metrics server', () => {
       onReject: (reason) => rejected.push(reason),
       maxConnections: 5,
       headersTimeoutMs: 300,
-      requestTimeoutMs: 400,
       idleTimeoutMs: 300,
     });
     const { port } = server.address() as AddressInfo;
@@ -61,6 +60,64 @@ describe('bounded metrics server', () => {
       );
       // Logged once per minute at most, however many were refused.
       expect(lines.filter((l) => l.includes('metrics server limits hit'))).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('cuts a request whose headers trickle in, first or after a kept-alive answer, and only it', async () => {
+    const app = express();
+    app.get('/healthz', (_req, res) => res.send('ok'));
+    const rejected: RejectReason[] = [];
+    const server = await listenBounded(app, {
+      host: '127.0.0.1',
+      port: 0,
+      logger: pino({ level: 'silent' }),
+      onReject: (reason) => rejected.push(reason),
+      headersTimeoutMs: 300,
+      // Far beyond the test: only the headers deadline can cut these connections.
+      idleTimeoutMs: 60_000,
+    });
+    const { port } = server.address() as AddressInfo;
+    // A client that starts a request and then sends a byte of a header every 50 ms: never idle,
+    // never done.
+    const trickle = (socket: Socket): Promise<string> => {
+      let answer = '';
+      socket.on('data', (d: Buffer) => (answer += d.toString()));
+      socket.write('GET /healthz HTTP/1.1\r\nX-Slow: ');
+      const timer = setInterval(() => socket.writable && socket.write('a'), 50);
+      return new Promise((resolve) =>
+        socket.on('close', () => {
+          clearInterval(timer);
+          resolve(answer);
+        }),
+      );
+    };
+    try {
+      const started = performance.now();
+      const first = await openSlow(port);
+      expect(await trickle(first)).toContain('408 Request Timeout');
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(rejected).toEqual(['timeout']);
+
+      // Kept alive: three quick requests are answered, then the fourth trickles and is cut.
+      const kept = await openSlow(port);
+      const answers: string[] = [];
+      kept.on('data', (d: Buffer) => answers.push(d.toString()));
+      for (let i = 1; i <= 3; i++) {
+        kept.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+        await eventually(
+          () => answers.join('').split('200 OK').length === i + 1,
+          2_000,
+          `answer ${i}`,
+        );
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(rejected).toEqual(['timeout']);
+      const cut = trickle(kept);
+      expect(await cut).toContain('408 Request Timeout');
+      expect(rejected).toEqual(['timeout', 'timeout']);
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
