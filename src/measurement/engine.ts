@@ -64,7 +64,7 @@ export async function startEngine(
         userAgent: init.userAgent,
         log: withFields(log, { environment: config.name }),
         onUnrecoverable,
-        // Dense lag samples while a run is in flight, sparse at rest (measurement/lag.ts).
+        // Lag samples while a run is in flight, none at rest (measurement/lag.ts).
         onRunStart: () => lag.begin(),
       }),
   );

@@ -3,21 +3,21 @@
  * so when this loop is late (CPU starvation, GC), so are the measurements; that is what the lag
  * signal is for. The sampler asks for a timer and records how much later than asked it fired.
  *
- * It samples where the signal matters and sleeps where it does not: every `busyIntervalMs` (50 ms)
- * while a check run is in flight, and every `restIntervalMs` (15 s) otherwise. A run that starts
- * at rest replaces the rest timer by a busy one, so every run gets at least one sample, taken
- * within 50 ms of its start. At the default schedule (two pings a minute) a 1 s sampler was the
- * largest part of the daemon's rest cost: 60 wake-ups a minute against some 6 now
- * (bench/README.md, "Default schedule"). The samples go to the main thread in batches, at most
- * one message every `reportEveryMs` (and at rest, one with each rest sample).
+ * It samples only where the signal matters: every `busyIntervalMs` (50 ms) while a check run is
+ * in flight, and not at all otherwise. A run that starts with no run in flight arms the first
+ * timer, so every run gets at least one sample, taken within 50 ms of its start (a run shorter
+ * than that is sampled just after it). Samples at rest described moments nobody measured, and
+ * their wake-ups were a third of the idle daemon's CPU (bench/README.md, "Idle").
+ *
+ * The samples go to the main thread in batches: one when a busy spell ends (with its last
+ * sample), and during a long spell (a lifecycle run polling for 90 s) at most one every
+ * `reportEveryMs`.
  */
 
 export interface LagSamplerOptions {
   /** Time between samples while a check run is in flight; default 50 ms. */
   busyIntervalMs?: number;
-  /** Time between samples while no run is in flight; default 15 s. */
-  restIntervalMs?: number;
-  /** Least time between batches handed to `report`; default 15 s (a typical scrape interval). */
+  /** Least time between batches handed to `report` during a busy spell; default 15 s. */
   reportEveryMs?: number;
   /** Receives the samples (ms late, ≥ 0) taken since the last batch. */
   report: (samplesMs: number[]) => void;
@@ -31,45 +31,46 @@ export interface LagSampler {
   stop(): void;
 }
 
-/** Starts sampling; the timers never keep the process alive. */
+/** A sampler with no timer until the first run; its timers never keep the process alive. */
 export function startLagSampler(opts: LagSamplerOptions): LagSampler {
   const busyIntervalMs = opts.busyIntervalMs ?? 50;
-  const restIntervalMs = opts.restIntervalMs ?? 15_000;
   const reportEveryMs = opts.reportEveryMs ?? 15_000;
   const now = opts.now ?? (() => performance.now());
   let samples: number[] = [];
-  let lastReport = now();
+  /** When the samples in `samples` began: the spell's start, or the last batch during it. */
+  let batchStart = 0;
   let timer: NodeJS.Timeout | undefined;
-  /** The delay the pending timer was asked for. */
-  let armedMs = 0;
   let runs = 0;
   let stopped = false;
 
-  const arm = (delayMs: number): void => {
+  const flush = (at: number): void => {
+    const batch = samples;
+    samples = [];
+    batchStart = at;
+    opts.report(batch);
+  };
+  const arm = (): void => {
     const askedAt = now();
-    armedMs = delayMs;
     timer = setTimeout(() => {
       const firedAt = now();
-      samples.push(Math.max(0, firedAt - askedAt - delayMs));
-      if (firedAt - lastReport >= reportEveryMs) {
-        const batch = samples;
-        samples = [];
-        lastReport = firedAt;
-        opts.report(batch);
+      samples.push(Math.max(0, firedAt - askedAt - busyIntervalMs));
+      if (runs > 0) {
+        if (firedAt - batchStart >= reportEveryMs) flush(firedAt);
+        arm();
+      } else {
+        // The spell is over: its samples go now, and the thread sleeps until the next run.
+        timer = undefined;
+        flush(firedAt);
       }
-      arm(runs > 0 ? busyIntervalMs : restIntervalMs);
-    }, delayMs);
+    }, busyIntervalMs);
     timer.unref();
   };
-  arm(restIntervalMs);
   return {
     begin() {
       runs += 1;
-      if (!stopped && armedMs !== busyIntervalMs) {
-        // The rest timer is dropped unsampled: only a timer that ran its full delay says how
-        // late the loop was.
-        clearTimeout(timer);
-        arm(busyIntervalMs);
+      if (!stopped && timer === undefined) {
+        batchStart = now();
+        arm();
       }
       let ended = false;
       return () => {
