@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ApiClient, ApiResponse } from './api/client.js';
+import { callsInFlight, type ApiClient, type ApiResponse } from './api/client.js';
 import type {
   AnyCheck,
   CheckContext,
@@ -104,8 +104,9 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
       if (startPending) {
         // The first request goes out at the run's instant, not before (see `startAt`).
         startPending = false;
-        // On the wall clock, the one the schedule names instants in.
-        await waitUntil(startedAt, wallClock);
+        // On the wall clock, the one the schedule names instants in; the thread may sleep
+        // through the last stretch unless another request's answer is on its way.
+        await waitUntil(startedAt, wallClock, undefined, () => callsInFlight() > 0);
         start = now();
       }
       // Never wait for a Retry-After that outlasts the run: fail now, as rate limited.

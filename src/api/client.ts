@@ -183,6 +183,18 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 const HEADER_TEXT = /^[\x20-\x7e]+$/;
 
 /** One API environment's client. See the module comment for its guarantees. */
+/** Calls in flight on this thread, of every client: see `callsInFlight`. */
+let threadInFlight = 0;
+
+/**
+ * How many API calls of any client on this thread are in flight. A wait that must not delay
+ * reading their answers (`waitUntil`, for a run's first request) keeps the event loop turning
+ * while there are any, and may sleep the thread when there are none.
+ */
+export function callsInFlight(): number {
+  return threadInFlight;
+}
+
 export class ApiClient {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
@@ -507,10 +519,12 @@ export class ApiClient {
   // The sendHeaders channel is process-wide, so this client listens only while it has calls in
   // flight: an idle or forgotten client costs nothing and holds no subscription.
   #beginFlight(): void {
+    threadInFlight += 1;
     if (this.#inFlight++ === 0) subscribe(SEND_HEADERS_CHANNEL, this.#onSendHeaders);
   }
 
   #endFlight(): void {
+    threadInFlight -= 1;
     if (--this.#inFlight === 0) unsubscribe(SEND_HEADERS_CHANNEL, this.#onSendHeaders);
   }
 

@@ -25,26 +25,41 @@ export async function safeDelay(ms: number, signal?: AbortSignal): Promise<void>
  */
 export const TIMER_SLACK_MS = 1.5;
 
+/** The shortest sleep `waitUntil` takes in its last millisecond, ms: how late it may wake. */
+export const SLEEP_SLICE_MS = 0.1;
+
+/** What `Atomics.wait` sleeps on: a cell nothing ever changes or notifies. */
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+
 /**
  * Resolves at the instant `atMs` of the clock `now` (ms), to a fraction of a millisecond when the
- * thread is not starved: a timer until `TIMER_SLACK_MS` before it, then event-loop turns
- * (`setImmediate`) until the clock reaches it. With `Date.now`, which counts whole milliseconds,
- * that is the moment its count reaches `atMs`, not up to a millisecond after. The turns keep
- * polling I/O, so a response another request is waiting for is still read on time; they cost at
- * most that last stretch of CPU. Resolves at once for an instant that has passed.
+ * thread is not starved: a timer until `TIMER_SLACK_MS` before it, then short sleeps or
+ * event-loop turns until the clock reaches it. With `Date.now`, which counts whole milliseconds,
+ * that is the moment its count reaches `atMs`, not up to a millisecond after. Resolves at once
+ * for an instant that has passed.
+ *
+ * While `reading()` is true (another request's answer may arrive), the last stretch is event-loop
+ * turns (`setImmediate`), which keep polling I/O so that answer is read on time. Otherwise the
+ * thread sleeps (`Atomics.wait`): through all but the last millisecond the clock can still be in,
+ * then in slices of `SLEEP_SLICE_MS`. The turns spun the CPU for that whole stretch, a few tenths
+ * of a millisecond per run on average (bench/README.md, "Where a steady run's CPU goes").
  */
 export async function waitUntil(
   atMs: number,
   now: () => number = Date.now,
   monotonic: () => number = () => performance.now(),
+  reading: () => boolean = () => true,
 ): Promise<void> {
   const left = atMs - now();
   // A wall clock stepped back meanwhile must not hold the wait (or spin) for the step: it ends a
   // millisecond after the instant on the monotonic clock in any case.
   const latest = monotonic() + left + 1;
   if (left - TIMER_SLACK_MS > 0) await delay(Math.floor(left - TIMER_SLACK_MS));
-  while (now() < atMs && monotonic() < latest) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  for (let t = now(); t < atMs && monotonic() < latest; t = now()) {
+    if (reading()) await new Promise<void>((resolve) => setImmediate(resolve));
+    // A clock of whole milliseconds reading t is somewhere in [t, t + 1): at least atMs - t - 1
+    // is left, whatever the fraction.
+    else Atomics.wait(sleepCell, 0, 0, Math.max(SLEEP_SLICE_MS, atMs - t - 1));
   }
 }
 

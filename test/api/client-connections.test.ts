@@ -1,8 +1,8 @@
 import { hasSubscribers } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
+import { ApiClient, callsInFlight } from '../../src/api/client.js';
 import { createMeasuringAgent } from '../../src/api/timing.js';
-import { API_KEY, USER_AGENT, sendJson, startServer, type TestServer } from './helpers.js';
+import { API_KEY, USER_AGENT, delay, sendJson, startServer, type TestServer } from './helpers.js';
 
 /** Sum of undici's per-origin pool stats of an Agent. */
 function agentStats(agent: ReturnType<typeof createMeasuringAgent>): {
@@ -93,6 +93,32 @@ describe('ApiClient connection reuse', () => {
     expect(stats.running).toBe(0);
     // The client listens to undici's diagnostics channel only while calls are in flight.
     expect(hasSubscribers('undici:client:sendHeaders')).toBe(false);
+  });
+
+  it('counts the calls in flight of every client on the thread, until each ends, answered or not', async () => {
+    const held: (() => void)[] = [];
+    server = await startServer((_req, res) => {
+      held.push(() => sendJson(res, 200, { message: 'pong', timestamp: new Date().toISOString() }));
+    });
+    const [a, b] = [0, 1].map(() => {
+      const client = new ApiClient({
+        baseUrl: server!.url,
+        apiKey: API_KEY,
+        userAgent: USER_AGENT,
+      });
+      cleanups.push(() => client.close());
+      return client;
+    });
+    expect(callsInFlight()).toBe(0);
+    const answered = [a!.ping({ timeoutMs: 5_000 }), b!.ping({ timeoutMs: 5_000 })];
+    const timedOut = b!.ping({ timeoutMs: 300 });
+    await delay(100);
+    expect(callsInFlight()).toBe(3);
+    expect((await timedOut).transportError).not.toBeNull();
+    expect(callsInFlight()).toBe(2);
+    for (const answer of held) answer();
+    await Promise.all(answered);
+    expect(callsInFlight()).toBe(0);
   });
 
   it('closes its own agent on close(), and leaves an injected one open', async () => {

@@ -3,7 +3,7 @@
  * moves (no wall-clock time involved).
  */
 import { describe, expect, it } from 'vitest';
-import { TIMER_SLACK_MS, waitUntil } from '../../src/limits/timers.js';
+import { SLEEP_SLICE_MS, TIMER_SLACK_MS, waitUntil } from '../../src/limits/timers.js';
 
 describe('waitUntil', () => {
   it('resolves at the first reading of its clock at or past the instant', async () => {
@@ -46,5 +46,40 @@ describe('waitUntil', () => {
       return 10;
     });
     expect(readings).toBe(2);
+  });
+
+  it('sleeps through the last stretch, no event-loop turn, when no answer is being read', async () => {
+    let turned = false;
+    setImmediate(() => (turned = true));
+    let t = 100;
+    const readings: number[] = [];
+    const clock = () => {
+      readings.push(t);
+      t += 0.25;
+      return readings.at(-1)!;
+    };
+    const started = performance.now();
+    await waitUntil(100 + TIMER_SLACK_MS / 2, clock, undefined, () => false);
+    expect(readings.at(-1)).toBeGreaterThanOrEqual(100 + TIMER_SLACK_MS / 2);
+    expect(readings.at(-2)).toBeLessThan(100 + TIMER_SLACK_MS / 2);
+    // Resolved before the immediate queued ahead of it: the wait never yielded to the loop.
+    expect(turned).toBe(false);
+    // It slept: at least a slice per reading before the instant.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(
+      (readings.length - 2) * SLEEP_SLICE_MS,
+    );
+  });
+
+  it('turns the event loop instead while an answer is being read', async () => {
+    let turned = false;
+    setImmediate(() => (turned = true));
+    let t = 100;
+    await waitUntil(
+      101,
+      () => (t += 0.25),
+      undefined,
+      () => true,
+    );
+    expect(turned).toBe(true);
   });
 });
