@@ -44,7 +44,7 @@ export { LATENCY_CLASSES, type LatencyClass };
  * The ping histogram's fixed bounds, a coarse ladder: exactly at the API's 0.1/0.5/1 s guidance
  * (the default thresholds) and past the default 10 s timeout. The configuration adds the rest
  * (`configuredBounds`): every configured threshold, exactly, so the rules judge it at its own
- * bound.
+ * bound; and a bound at twice the ping timeout where 30 s is not that far.
  */
 export const PING_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 30] as const;
 /**
@@ -113,7 +113,7 @@ const metrics = {
     type: 'histogram',
     labels: ['environment'],
     buckets: PING_BUCKETS,
-    configuredBounds: { thresholds: true },
+    configuredBounds: { thresholds: true, pastTimeout: true },
   },
   pingPhaseDuration: {
     name: 'isa_ping_phase_duration_seconds',

@@ -43,9 +43,13 @@ export interface MetricDefinition {
    * that run the metric's check:
    * - `thresholds`: every configured latency threshold (expected, warning and critical), exactly:
    *   the rules judge each threshold at the bucket whose `le` is its value
-   *   (`environment_level:isa_latency_threshold_seconds:bucket`), never at the next bound up.
+   *   (`environment_level:isa_latency_threshold_seconds:bucket`), never at the next bound up;
+   * - `pastTimeout`: the largest bound is at least twice the largest `timeout` of the check's
+   *   section, one more bound at twice that timeout where `buckets` stop short. A timeout is
+   *   observed at its elapsed time, a little after it fires: it lands in a finite bucket, not
+   *   only in `+Inf`.
    */
-  configuredBounds?: { thresholds?: boolean };
+  configuredBounds?: { thresholds?: boolean; pastTimeout?: boolean };
   /**
    * Instead of `buckets`, only the bounds the rules read: each environment's configured threshold
    * of this level, exactly (the histogram of the same check with `configuredBounds.thresholds`

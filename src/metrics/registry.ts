@@ -63,20 +63,27 @@ export interface MetricsEnvironment {
    * only bounds of those with `thresholdBuckets`.
    */
   thresholds?: LatencyThresholds;
+  /**
+   * The `timeout` of each enabled check's section, in ms: the histograms with
+   * `configuredBounds.pastTimeout` reach past their check's.
+   */
+  timeoutsMs?: Readonly<Record<string, number>>;
   /** Its `base_url`: an IP literal has no `resolve` phase. Default: every phase. */
   baseUrl?: string;
 }
 
 /**
  * What the registry needs of a configured environment: series exist only for the checks it runs,
- * its thresholds are bounds of the ping histograms, its base URL picks the request phases
- * (docs/metrics.md, "What exists from start-up").
+ * its thresholds and ping timeout are bounds of the ping histograms, its base URL picks the
+ * request phases (docs/metrics.md, "What exists from start-up").
  */
 export function metricsEnvironmentOf(env: EnvironmentConfig): MetricsEnvironment {
+  const enabled = CHECK_LIST.filter((check) => sectionOf(env, check).enabled);
   return {
     name: env.name,
-    checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
+    checks: enabled.map((c) => c.name),
     thresholds: env.thresholds,
+    timeoutsMs: Object.fromEntries(enabled.map((c) => [c.name, sectionOf(env, c).timeoutMs])),
     baseUrl: env.baseUrl,
   };
 }
@@ -253,6 +260,11 @@ export function bucketsOf(
       const t = env.thresholds;
       if (t) for (const ms of [t.expectedMs, t.warningMs, t.criticalMs]) bounds.add(seconds(ms));
     }
+  }
+  if (def.configuredBounds?.pastTimeout === true && check !== undefined) {
+    const timeouts = running.flatMap((env) => env.timeoutsMs?.[check] ?? []);
+    const past = 2 * seconds(Math.max(0, ...timeouts));
+    if (past > Math.max(0, ...bounds)) bounds.add(past);
   }
   return ascending(bounds);
 }

@@ -557,6 +557,27 @@ describe('isa_ping_duration_seconds: a coarse ladder and every configured thresh
     expect(bounds).toEqual([0.04, 0.05, 0.07, 0.09, 0.1, 0.25, 0.5, 1, 2.5, 30]);
   });
 
+  it('reaches past the largest ping timeout: a bound at twice it where 30 s is not', () => {
+    // Up to 15 s, the ladder's 30 s is at least twice the timeout.
+    expect(pingBounds({ ping: { timeout: '15s' } })).toEqual(LADDER);
+    expect(pingBounds({ ping: { interval: '1m', timeout: '30s' } })).toEqual([...LADDER, 60]);
+    expect(
+      pingBounds(
+        { ping: { interval: '1m', timeout: '20s' } },
+        { ping: { interval: '2m', timeout: '45s' } },
+        {},
+      ),
+    ).toEqual([...LADDER, 90]);
+    // A disabled ping's timeout times nothing of this histogram.
+    expect(pingBounds({}, { ping: { enabled: false, interval: '2m', timeout: '45s' } })).toEqual(
+      LADDER,
+    );
+    // A threshold past the timeout is a bound too; the timeout's comes above it.
+    expect(
+      pingBounds({ ping: { interval: '2m', timeout: '40s' }, thresholds: { critical: '35s' } }),
+    ).toEqual([...LADDER, 35, 80]);
+  });
+
   it('judges a threshold off the ladder at its own bound: a ping just above it is slow', async () => {
     const metrics = createMetrics({
       environments: configured({
