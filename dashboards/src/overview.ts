@@ -343,7 +343,7 @@ function latencySection() {
   const heatmap = heatmapPanel({
     title: 'Ping latency distribution',
     description:
-      'How many pings fell into each latency bucket per time slot (buckets end exactly at 100 ms, 500 ms and 1 s). A band creeping upwards is a slow degradation; a second band is bimodal latency (some requests slow). Select a single environment: all selected environments are added together.',
+      'How many pings fell into each latency bucket per time slot (buckets end exactly at 100 ms, 500 ms, 1 s and every configured threshold; none between 2.5 and 30 s). A band creeping upwards is a slow degradation; a second band is bimodal latency (some requests slow). Select a single environment: all selected environments are added together.',
     unit: 's',
     minInterval: '5m',
     queries: [

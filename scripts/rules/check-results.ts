@@ -48,7 +48,7 @@ export const PING_EVENTS: Readonly<
   slow_elevated: { result: 'ok', seconds: 0.3, code: '200' },
   slow_warning: { result: 'ok', seconds: 0.7, code: '200' },
   slow_critical: { result: 'ok', seconds: 2, code: '200' },
-  // The 10 s timeout fires a little after 10 s: above the le="10" bucket, like the real thing.
+  // The 10 s timeout fires a little after 10 s, like the real thing: below the le="30" bound.
   timeout: { result: 'timeout', seconds: 10.001, code: 'none' },
   server_error: { result: 'server_error', seconds: 0.05, code: '500' },
   network_error: { result: 'network_error', seconds: 0.005, code: 'none' },

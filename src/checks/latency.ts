@@ -20,12 +20,3 @@ export function classifyLatency(durationMs: number, t: LatencyThresholds): Laten
   if (durationMs <= t.criticalMs) return 'warning';
   return 'critical';
 }
-
-/**
- * The histogram bound the rules judge a threshold at: the smallest of `bounds` at or above it
- * (`environment_level:isa_latency_threshold_seconds:bucket` in alerts/isa-monitor.rules.yaml);
- * null for `+Inf`, above every bound.
- */
-export function thresholdBound(thresholdSeconds: number, bounds: readonly number[]): number | null {
-  return [...bounds].sort((a, b) => a - b).find((bound) => thresholdSeconds <= bound) ?? null;
-}

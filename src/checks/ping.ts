@@ -40,8 +40,13 @@ export const THRESHOLD_LEVELS = ['expected', 'warning', 'critical'] as const;
 
 export { LATENCY_CLASSES, type LatencyClass };
 
-/** Ping latency buckets: boundaries exactly at the 0.1/0.5/1 s thresholds, past the timeout. */
-export const PING_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30] as const;
+/**
+ * The ping histogram's fixed bounds, a coarse ladder: exactly at the API's 0.1/0.5/1 s guidance
+ * (the default thresholds) and past the default 10 s timeout. The configuration adds the rest
+ * (`configuredBounds`): every configured threshold, exactly, so the rules judge it at its own
+ * bound; and a bound at twice the ping timeout where 30 s is not that far.
+ */
+export const PING_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 30] as const;
 /**
  * Phase buckets: none but `+Inf`. The phase histogram is five series per environment, and what
  * every dashboard, runbook and rule reads from it is each phase's mean (`_sum` / `_count`); its
@@ -108,6 +113,7 @@ const metrics = {
     type: 'histogram',
     labels: ['environment'],
     buckets: PING_BUCKETS,
+    configuredBounds: { thresholds: true, pastTimeout: true },
   },
   pingPhaseDuration: {
     name: 'isa_ping_phase_duration_seconds',
@@ -170,7 +176,7 @@ const metrics = {
     type: 'histogram',
     labels: ['environment'],
     buckets: PING_BUCKETS,
-    // The rules read one bound of it: the configured critical threshold's (and +Inf).
+    // The rules read one bound of it: the configured critical threshold, exactly (and +Inf).
     thresholdBuckets: 'critical',
   },
   pingConfirmSequences: {

@@ -39,9 +39,21 @@ export interface MetricDefinition {
    */
   sessionsOnly?: boolean;
   /**
-   * Of `buckets`, keep only the bounds the rules read: for each environment's configured threshold
-   * of this level, the bound it is judged at (`thresholdBound`). Where no environment's
-   * thresholds are known, every bound of `buckets` is kept.
+   * Bounds the configuration adds to `buckets`, each distinct value once, from the environments
+   * that run the metric's check:
+   * - `thresholds`: every configured latency threshold (expected, warning and critical), exactly:
+   *   the rules judge each threshold at the bucket whose `le` is its value
+   *   (`environment_level:isa_latency_threshold_seconds:bucket`), never at the next bound up;
+   * - `pastTimeout`: the largest bound is at least twice the largest `timeout` of the check's
+   *   section, one more bound at twice that timeout where `buckets` stop short. A timeout is
+   *   observed at its elapsed time, a little after it fires: it lands in a finite bucket, not
+   *   only in `+Inf`.
+   */
+  configuredBounds?: { thresholds?: boolean; pastTimeout?: boolean };
+  /**
+   * Instead of `buckets`, only the bounds the rules read: each environment's configured threshold
+   * of this level, exactly (the histogram of the same check with `configuredBounds.thresholds`
+   * has the same bound). Where no environment's thresholds are known, `buckets`.
    */
   thresholdBuckets?: 'expected' | 'warning' | 'critical';
 }

@@ -32,7 +32,7 @@ import versionCollector from 'prom-client/lib/metrics/version.js';
 import gcCollector from 'prom-client/lib/metrics/gc.js';
 import { createsSessions, type AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
-import { thresholdBound, type LatencyThresholds } from '../checks/latency.js';
+import type { LatencyThresholds } from '../checks/latency.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
 import { PHASES, requestPhases } from '../vocabulary.js';
 import {
@@ -58,22 +58,32 @@ export interface MetricsEnvironment {
   name: string;
   /** Names of the checks enabled in the environment; default: every registered check. */
   checks?: readonly string[];
-  /** Its latency thresholds: they pick the buckets of `thresholdBuckets` histograms. */
+  /**
+   * Its latency thresholds: bounds of the histograms with `configuredBounds.thresholds`, and the
+   * only bounds of those with `thresholdBuckets`.
+   */
   thresholds?: LatencyThresholds;
+  /**
+   * The `timeout` of each enabled check's section, in ms: the histograms with
+   * `configuredBounds.pastTimeout` reach past their check's.
+   */
+  timeoutsMs?: Readonly<Record<string, number>>;
   /** Its `base_url`: an IP literal has no `resolve` phase. Default: every phase. */
   baseUrl?: string;
 }
 
 /**
  * What the registry needs of a configured environment: series exist only for the checks it runs,
- * its thresholds pick the confirmation-ping histogram's bounds, its base URL the request phases
- * (docs/metrics.md, "What exists from start-up").
+ * its thresholds and ping timeout are bounds of the ping histograms, its base URL picks the
+ * request phases (docs/metrics.md, "What exists from start-up").
  */
 export function metricsEnvironmentOf(env: EnvironmentConfig): MetricsEnvironment {
+  const enabled = CHECK_LIST.filter((check) => sectionOf(env, check).enabled);
   return {
     name: env.name,
-    checks: CHECK_LIST.filter((check) => sectionOf(env, check).enabled).map((c) => c.name),
+    checks: enabled.map((c) => c.name),
     thresholds: env.thresholds,
+    timeoutsMs: Object.fromEntries(enabled.map((c) => [c.name, sectionOf(env, c).timeoutMs])),
     baseUrl: env.baseUrl,
   };
 }
@@ -142,7 +152,12 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
     // export a label-less gauge as 0, a "failing" before anything was probed.
     const registered =
       !(key in CONTROL_METRICS) || (opts.control === true && key !== 'controlProbeSuccess');
-    handles[key] = createHandle(def, registered ? registry : null, opts.environments);
+    handles[key] = createHandle(
+      def,
+      registered ? registry : null,
+      opts.environments,
+      METRIC_OWNER.get(key),
+    );
   }
   const metrics = { registry, ...handles } as unknown as Metrics;
 
@@ -200,6 +215,7 @@ function createHandle(
   def: MetricDefinition,
   registry: Registry | null,
   environments: readonly MetricsEnvironment[],
+  check: string | undefined,
 ): Counter<string> | Gauge<string> | Histogram<string> {
   const common = {
     name: def.name,
@@ -213,26 +229,48 @@ function createHandle(
     case 'gauge':
       return new Gauge(common);
     case 'histogram':
-      return new Histogram({ ...common, buckets: bucketsOf(def, environments) });
+      return new Histogram({ ...common, buckets: bucketsOf(def, environments, check) });
   }
 }
 
 /**
- * A histogram's buckets: its definition's, or with `thresholdBuckets` only the bounds the
- * configured thresholds of that level are judged at (every bound while none is known).
+ * A histogram's buckets, ascending: its definition's plus the bounds its `configuredBounds` take
+ * from the environments that run `check` (the metric's owner); with `thresholdBuckets`, only
+ * the configured thresholds of that level (the definition's buckets while none is known).
  */
 export function bucketsOf(
   def: MetricDefinition,
   environments: readonly MetricsEnvironment[],
+  check?: string,
 ): number[] {
-  const all = [...(def.buckets ?? [])];
+  const running = environments.filter(
+    (env) => check === undefined || (env.checks?.includes(check) ?? true),
+  );
+  const seconds = (ms: number) => ms / 1000;
   const level = def.thresholdBuckets;
-  if (level === undefined) return all;
-  // Each distinct threshold once: a thousand environments mostly share one.
-  const thresholds = new Set(environments.flatMap((env) => env.thresholds?.[`${level}Ms`] ?? []));
-  if (thresholds.size === 0) return all;
-  const bounds = [...thresholds].map((ms) => thresholdBound(ms / 1000, all));
-  return all.filter((bound) => bounds.includes(bound));
+  if (level !== undefined) {
+    const thresholds = running.flatMap((env) => env.thresholds?.[`${level}Ms`] ?? []);
+    if (thresholds.length > 0) return ascending(thresholds.map(seconds));
+    return ascending(def.buckets ?? []);
+  }
+  // A Set: each distinct bound once, where a thousand environments mostly share their thresholds.
+  const bounds = new Set(def.buckets ?? []);
+  if (def.configuredBounds?.thresholds === true) {
+    for (const env of running) {
+      const t = env.thresholds;
+      if (t) for (const ms of [t.expectedMs, t.warningMs, t.criticalMs]) bounds.add(seconds(ms));
+    }
+  }
+  if (def.configuredBounds?.pastTimeout === true && check !== undefined) {
+    const timeouts = running.flatMap((env) => env.timeoutsMs?.[check] ?? []);
+    const past = 2 * seconds(Math.max(0, ...timeouts));
+    if (past > Math.max(0, ...bounds)) bounds.add(past);
+  }
+  return ascending(bounds);
+}
+
+function ascending(values: Iterable<number>): number[] {
+  return [...new Set(values)].sort((a, b) => a - b);
 }
 
 /** The values of each environment vocabulary of `env`. */

@@ -197,7 +197,8 @@ describe('the series the real recorder writes for a scenario', () => {
     expect(series(built, 'isa_ping_duration_seconds_count', env)[at]).toBe(5);
     expect(series(built, 'isa_ping_duration_seconds_bucket', { ...env, le: '1' })[at]).toBe(3);
     expect(series(built, 'isa_ping_duration_seconds_bucket', { ...env, le: '0.5' })[at]).toBe(2);
-    expect(series(built, 'isa_ping_duration_seconds_bucket', { ...env, le: '10' })[at]).toBe(4);
+    expect(series(built, 'isa_ping_duration_seconds_bucket', { ...env, le: '2.5' })[at]).toBe(4);
+    expect(series(built, 'isa_ping_duration_seconds_bucket', { ...env, le: '30' })[at]).toBe(5);
     expect(series(built, 'isa_ping_attempts_total', { ...env, result: 'timeout' })[at]).toBe(1);
   });
 

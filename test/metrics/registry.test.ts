@@ -4,11 +4,14 @@ import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js
 import { Recorder } from '../../src/metrics/recorder.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 import { PING_BUCKETS } from '../../src/checks/ping.js';
+import { validateConfigDocument } from '../../src/config/index.js';
 import {
   bucketsOf,
   checkVocabulary,
   createMetrics,
   knownLabelSets,
+  metricsEnvironmentOf,
+  type MetricsEnvironment,
 } from '../../src/metrics/registry.js';
 import {
   KNOWN_STATUS_CODES,
@@ -503,6 +506,101 @@ describe('isa_http_responses_total: the codes each operation starts with', () =>
   });
 });
 
+/** The registry's view of environments written as in a config file (defaults filled in). */
+function configured(...environments: Array<Record<string, unknown>>): MetricsEnvironment[] {
+  const loaded = validateConfigDocument(
+    {
+      environments: environments.map((env, i) => ({
+        name: `env-${i}`,
+        base_url: 'https://api.example.invalid',
+        api_key_env: 'TEST_KEY',
+        // Ping's histograms are the subject; lifecycle would need addresses.
+        lifecycle: { enabled: false },
+        ...env,
+      })),
+    },
+    { env: { TEST_KEY: 'test-key' } },
+  );
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  return loaded.config.environments.map(metricsEnvironmentOf);
+}
+
+const LADDER = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 30];
+
+describe('isa_ping_duration_seconds: a coarse ladder and every configured threshold, exactly', () => {
+  const def = METRICS.pingDuration;
+  const pingBounds = (...environments: Array<Record<string, unknown>>) =>
+    bucketsOf(def, configured(...environments), 'ping');
+
+  it('is the ladder alone at the default thresholds (0.1, 0.5, 1 s) and timeout (10 s)', () => {
+    expect(PING_BUCKETS).toEqual(LADDER);
+    expect(pingBounds({})).toEqual(LADDER);
+    expect(pingBounds({}, {}, { thresholds: { critical: '1s' } })).toEqual(LADDER);
+  });
+
+  it('adds each distinct configured threshold of every level as a bound of its own', () => {
+    expect(
+      pingBounds(
+        { thresholds: { expected: '100ms', warning: '300ms', critical: '750ms' } },
+        { thresholds: { expected: '200ms', warning: '300ms', critical: '600ms' } },
+        { thresholds: { critical: '2s' } },
+        {},
+      ),
+    ).toEqual([0.05, 0.1, 0.2, 0.25, 0.3, 0.5, 0.6, 0.75, 1, 2, 2.5, 30]);
+  });
+
+  it('keeps 0.1, 0.5 and 1 s whatever the thresholds (contract §4)', () => {
+    const bounds = pingBounds({
+      thresholds: { expected: '40ms', warning: '70ms', critical: '90ms' },
+    });
+    for (const le of [0.1, 0.5, 1]) expect(bounds).toContain(le);
+    expect(bounds).toEqual([0.04, 0.05, 0.07, 0.09, 0.1, 0.25, 0.5, 1, 2.5, 30]);
+  });
+
+  it('reaches past the largest ping timeout: a bound at twice it where 30 s is not', () => {
+    // Up to 15 s, the ladder's 30 s is at least twice the timeout.
+    expect(pingBounds({ ping: { timeout: '15s' } })).toEqual(LADDER);
+    expect(pingBounds({ ping: { interval: '1m', timeout: '30s' } })).toEqual([...LADDER, 60]);
+    expect(
+      pingBounds(
+        { ping: { interval: '1m', timeout: '20s' } },
+        { ping: { interval: '2m', timeout: '45s' } },
+        {},
+      ),
+    ).toEqual([...LADDER, 90]);
+    // A disabled ping's timeout times nothing of this histogram.
+    expect(pingBounds({}, { ping: { enabled: false, interval: '2m', timeout: '45s' } })).toEqual(
+      LADDER,
+    );
+    // A threshold past the timeout is a bound too; the timeout's comes above it.
+    expect(
+      pingBounds({ ping: { interval: '2m', timeout: '40s' }, thresholds: { critical: '35s' } }),
+    ).toEqual([...LADDER, 35, 80]);
+  });
+
+  it('judges a threshold off the ladder at its own bound: a ping just above it is slow', async () => {
+    const metrics = createMetrics({
+      environments: configured({
+        thresholds: { expected: '100ms', warning: '300ms', critical: '600ms' },
+      }),
+      build: BUILD,
+      collectDefaultMetrics: false,
+    });
+    for (const seconds of [0.3, 0.31, 0.6, 0.61]) {
+      metrics.pingDuration.observe({ environment: 'env-0' }, seconds);
+    }
+    const env = { environment: 'env-0' };
+    const bucket = async (le: number) =>
+      (await sampleValue(metrics.registry, def.name, { ...env, le }, `${def.name}_bucket`)) ?? NaN;
+    // What the rules read: all pings minus those in the threshold's bucket.
+    const count = (await sampleValue(metrics.registry, def.name, env, `${def.name}_count`)) ?? NaN;
+    expect(count - (await bucket(0.6))).toBe(1);
+    expect(count - (await bucket(0.3))).toBe(3);
+    // At the next ladder bound up, the 0.61 s ping would not count as slow.
+    expect(count - (await bucket(1))).toBe(0);
+  });
+});
+
 describe('isa_ping_confirm_duration_seconds: the bounds the rules read', () => {
   const def = METRICS.pingConfirmDuration;
   const at = (...criticalMs: number[]) =>
@@ -512,19 +610,26 @@ describe('isa_ping_confirm_duration_seconds: the bounds the rules read', () => {
         name: `env-${i}`,
         thresholds: { expectedMs: 100, warningMs: 500, criticalMs: ms },
       })),
+      'ping',
     );
 
-  it('keeps, of the ping buckets, each configured critical threshold’s bound', () => {
+  it('keeps only each configured critical threshold, exactly', () => {
     expect(at(1000)).toEqual([1]);
-    // Between two bounds: the next one up, as the rules' threshold mapping judges it.
-    expect(at(600)).toEqual([0.75]);
-    expect(at(2000, 250, 1000, 1000)).toEqual([0.25, 1, 2.5]);
-    // Above every bound: judged at +Inf, which every histogram has.
-    expect(at(45_000)).toEqual([]);
+    // Off the ladder: the threshold itself, the bound the scheduled pings' histogram has too.
+    expect(at(600)).toEqual([0.6]);
+    expect(at(2000, 250, 1000, 1000)).toEqual([0.25, 1, 2]);
+    expect(at(45_000)).toEqual([45]);
+    expect(at(600)).toEqual(
+      bucketsOf(
+        METRICS.pingDuration,
+        configured({ thresholds: { critical: '600ms' } }),
+        'ping',
+      ).filter((le) => le === 0.6),
+    );
   });
 
-  it('keeps every bound while no thresholds are known', () => {
-    expect(bucketsOf(def, [{ name: 'production' }])).toEqual([...PING_BUCKETS]);
+  it('keeps every ladder bound while no thresholds are known', () => {
+    expect(bucketsOf(def, [{ name: 'production' }], 'ping')).toEqual([...PING_BUCKETS]);
   });
 
   it('is created with those bounds by createMetrics', async () => {
@@ -538,9 +643,9 @@ describe('isa_ping_confirm_duration_seconds: the bounds the rules read', () => {
     });
     metrics.pingConfirmDuration.observe({ environment: 'a' }, 0.7);
     const text = await metrics.registry.getSingleMetricAsString(def.name);
-    expect(text).toContain(`${def.name}_bucket{le="0.75",environment="a"} 1`);
+    expect(text).toContain(`${def.name}_bucket{le="0.6",environment="a"} 0`);
     expect(text).toContain(`${def.name}_bucket{le="1",environment="a"} 1`);
     expect(text).not.toContain('le="0.5"');
-    expect(text).not.toContain('le="2.5"');
+    expect(text).not.toContain('le="0.75"');
   });
 });
