@@ -5,17 +5,22 @@
 import { describe, expect, it } from 'vitest';
 import { SLEEP_SLICE_MS, TIMER_SLACK_MS, waitUntil } from '../../src/limits/timers.js';
 
+/** A clock from 100 ms that moves a quarter of a millisecond per reading, and its readings. */
+function steppingClock(): { readings: number[]; clock: () => number } {
+  let t = 100;
+  const readings: number[] = [];
+  const clock = () => {
+    readings.push(t);
+    t += 0.25;
+    return readings.at(-1)!;
+  };
+  return { readings, clock };
+}
+
 describe('waitUntil', () => {
   it('resolves at the first reading of its clock at or past the instant', async () => {
-    // A clock that moves a quarter of a millisecond per reading: within the timer slack, so the
-    // wait is event-loop turns only.
-    let t = 100;
-    const readings: number[] = [];
-    const clock = () => {
-      readings.push(t);
-      t += 0.25;
-      return readings.at(-1)!;
-    };
+    // Within the timer slack, so the wait is event-loop turns only.
+    const { readings, clock } = steppingClock();
     // The monotonic clock stands still: only the clock waited on ends the wait.
     await waitUntil(100 + TIMER_SLACK_MS / 2, clock, () => 0);
     expect(readings.at(-1)).toBeGreaterThanOrEqual(100 + TIMER_SLACK_MS / 2);
@@ -51,13 +56,7 @@ describe('waitUntil', () => {
   it('sleeps through the last stretch, no event-loop turn, when no answer is being read', async () => {
     let turned = false;
     setImmediate(() => (turned = true));
-    let t = 100;
-    const readings: number[] = [];
-    const clock = () => {
-      readings.push(t);
-      t += 0.25;
-      return readings.at(-1)!;
-    };
+    const { readings, clock } = steppingClock();
     const started = performance.now();
     await waitUntil(100 + TIMER_SLACK_MS / 2, clock, undefined, () => false);
     expect(readings.at(-1)).toBeGreaterThanOrEqual(100 + TIMER_SLACK_MS / 2);
