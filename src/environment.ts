@@ -28,8 +28,6 @@ export interface EnvironmentRuntimeOptions {
   onUnrecoverable?: (intent: CreateIntent) => void;
   /** How long a create's late answer is still read (default `LATE_ANSWER_GRACE_MS`). */
   lateAnswerGraceMs?: number;
-  /** A check run starts; the function it returns is called when the run ends (the lag sampler). */
-  onRunStart?: () => () => void;
 }
 
 export class EnvironmentRuntime {
@@ -127,8 +125,7 @@ export class EnvironmentRuntime {
   run(check: AnyCheck, signal?: AbortSignal, startAt?: number): Promise<CheckResult> {
     const runNumber = this.runNumbers.get(check.name) ?? 0;
     this.runNumbers.set(check.name, runNumber + 1);
-    const ended = this.opts.onRunStart?.();
-    const run = runCheck({
+    return runCheck({
       check,
       environment: this.config,
       client: this.client,
@@ -145,7 +142,6 @@ export class EnvironmentRuntime {
       ...(signal ? { signal } : {}),
       ...(startAt === undefined ? {} : { startAt }),
     });
-    return ended ? run.finally(ended) : run;
   }
 
   async close(): Promise<void> {

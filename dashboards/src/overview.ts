@@ -996,7 +996,7 @@ function monitorSection() {
   const lag = linePanel({
     title: 'Event-loop lag next to ping latency',
     description:
-      "The event-loop lag (p99) of the monitor's measurement thread beside the ping latency it measures, on one log scale. Every ping is timed on that thread's event loop, so when its lag rises together with latency the monitor (CPU starvation, GC) is inflating the numbers, not the API. The lag is sampled every 50 ms while a check run is in flight and not at rest, so it describes the moments the monitor measures; with no run in the window the line has a gap.",
+      "The event-loop lag (p99) of the monitor's measurement thread beside the ping latency it measures, on one log scale. Every ping is timed on that thread's event loop, so when its lag rises together with latency the monitor (CPU starvation, GC) is inflating the numbers, not the API. The lag is sampled every 50 ms while an API call is in flight and not between calls, so it describes the moments the monitor measures; with no call in the window the line has a gap.",
     unit: 's',
     // Lag arrives in a batch per busy spell: a 5 m window holds at least one sample per check
     // run (every 50 ms of a run in flight), ten at 60 s pings in two environments.

@@ -182,9 +182,12 @@ interface SendHeadersMessage {
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 const HEADER_TEXT = /^[\x20-\x7e]+$/;
 
-/** One API environment's client. See the module comment for its guarantees. */
 /** Calls in flight on this thread, of every client: see `callsInFlight`. */
 let threadInFlight = 0;
+/** Told when the thread's first call starts; what it returns, when the last one ends. */
+let spellWatcher: (() => () => void) | undefined;
+/** The end of the current spell of calls in flight, from `spellWatcher`. */
+let endSpell: (() => void) | undefined;
 
 /**
  * How many API calls of any client on this thread are in flight. A wait that must not delay
@@ -195,6 +198,20 @@ export function callsInFlight(): number {
   return threadInFlight;
 }
 
+/**
+ * Watches this thread's spells of calls in flight, from the first call of any client starting to
+ * the last one ending: `onSpell` is called as a spell starts, and what it returns as it ends. The
+ * measurement engine's lag sampler samples then (`measurement/lag.ts`). One watcher per thread;
+ * the result stops watching.
+ */
+export function watchCallsInFlight(onSpell: () => () => void): () => void {
+  spellWatcher = onSpell;
+  return () => {
+    if (spellWatcher === onSpell) spellWatcher = undefined;
+  };
+}
+
+/** One API environment's client. See the module comment for its guarantees. */
 export class ApiClient {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
@@ -519,12 +536,16 @@ export class ApiClient {
   // The sendHeaders channel is process-wide, so this client listens only while it has calls in
   // flight: an idle or forgotten client costs nothing and holds no subscription.
   #beginFlight(): void {
-    threadInFlight += 1;
+    if (threadInFlight++ === 0) endSpell = spellWatcher?.();
     if (this.#inFlight++ === 0) subscribe(SEND_HEADERS_CHANNEL, this.#onSendHeaders);
   }
 
   #endFlight(): void {
-    threadInFlight -= 1;
+    if (--threadInFlight === 0) {
+      const end = endSpell;
+      endSpell = undefined;
+      end?.();
+    }
     if (--this.#inFlight === 0) unsubscribe(SEND_HEADERS_CHANNEL, this.#onSendHeaders);
   }
 

@@ -5,6 +5,7 @@
  * calling thread for benchmarks and tests.
  */
 import { createsSessions, type CheckLogger } from '../checks/check.js';
+import { watchCallsInFlight } from '../api/client.js';
 import { CHECK_LIST } from '../checks/index.js';
 import { withFields } from '../checks/logger.js';
 import { startControlProbe } from '../control/probe.js';
@@ -57,6 +58,8 @@ export async function startEngine(
   };
 
   const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
+  // Lag samples while an API call is in flight, none between calls (measurement/lag.ts).
+  const stopWatchingCalls = watchCallsInFlight(() => lag.begin());
   const environments = init.config.environments.map(
     (config) =>
       new EnvironmentRuntime(config, {
@@ -64,8 +67,6 @@ export async function startEngine(
         userAgent: init.userAgent,
         log: withFields(log, { environment: config.name }),
         onUnrecoverable,
-        // Lag samples while a run is in flight, none at rest (measurement/lag.ts).
-        onRunStart: () => lag.begin(),
       }),
   );
   emit({ type: 'ledger_writable', writable: true });
@@ -108,6 +109,7 @@ export async function startEngine(
 
   return {
     async stop(graceMs: number) {
+      stopWatchingCalls();
       lag.stop();
       await control?.stop();
       stopSweep.abort();

@@ -120,7 +120,7 @@ export const UNIVERSAL_METRICS = {
   },
   measurementLag: {
     name: 'isa_measurement_event_loop_lag_seconds',
-    help: 'How late a timer fired on the thread that runs the checks and times every request: sampled every 50 ms while a check run is in flight, not at rest.',
+    help: 'How late a timer fired on the thread that runs the checks and times every request: sampled every 50 ms while an API call is in flight, not between calls.',
     type: 'histogram',
     labels: [],
     buckets: LAG_BUCKETS,

@@ -1,6 +1,6 @@
 import { hasSubscribers } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient, callsInFlight } from '../../src/api/client.js';
+import { ApiClient, callsInFlight, watchCallsInFlight } from '../../src/api/client.js';
 import { createMeasuringAgent } from '../../src/api/timing.js';
 import { API_KEY, USER_AGENT, delay, sendJson, startServer, type TestServer } from './helpers.js';
 
@@ -119,6 +119,59 @@ describe('ApiClient connection reuse', () => {
     for (const answer of held) answer();
     await Promise.all(answered);
     expect(callsInFlight()).toBe(0);
+  });
+
+  it('tells a watcher of each spell of calls in flight, across clients, once per spell', async () => {
+    const held: (() => void)[] = [];
+    server = await startServer((_req, res) => {
+      held.push(() => sendJson(res, 200, { message: 'pong', timestamp: new Date().toISOString() }));
+    });
+    const [a, b] = [0, 1].map(() => {
+      const client = new ApiClient({
+        baseUrl: server!.url,
+        apiKey: API_KEY,
+        userAgent: USER_AGENT,
+      });
+      cleanups.push(() => client.close());
+      return client;
+    });
+    const events: string[] = [];
+    const unwatch = watchCallsInFlight(() => {
+      events.push(`start with ${callsInFlight()} in flight`);
+      return () => events.push(`end with ${callsInFlight()} in flight`);
+    });
+    try {
+      const first = a!.ping({ timeoutMs: 5_000 });
+      // Told synchronously, as the first call is dispatched.
+      expect(events).toEqual(['start with 1 in flight']);
+      const second = b!.ping({ timeoutMs: 5_000 });
+      const timedOut = a!.ping({ timeoutMs: 300 });
+      // A call that ends (here by its deadline) while others are in flight ends no spell.
+      expect((await timedOut).transportError).not.toBeNull();
+      expect(events).toEqual(['start with 1 in flight']);
+      for (const answer of held.splice(0)) answer();
+      await Promise.all([first, second]);
+      expect(events).toEqual(['start with 1 in flight', 'end with 0 in flight']);
+      // Between spells nothing is told; the next call starts a new spell.
+      const third = b!.ping({ timeoutMs: 5_000 });
+      await delay(50);
+      for (const answer of held.splice(0)) answer();
+      await third;
+      expect(events).toEqual([
+        'start with 1 in flight',
+        'end with 0 in flight',
+        'start with 1 in flight',
+        'end with 0 in flight',
+      ]);
+    } finally {
+      unwatch();
+    }
+    // Unwatched, calls go on and nobody is told.
+    const after = a!.ping({ timeoutMs: 5_000 });
+    await delay(50);
+    for (const answer of held.splice(0)) answer();
+    await after;
+    expect(events).toHaveLength(4);
   });
 
   it('closes its own agent on close(), and leaves an injected one open', async () => {

@@ -29,7 +29,7 @@ function fakeSampler(
 }
 
 describe('startLagSampler', () => {
-  it('arms no timer and reports nothing while no run comes', () => {
+  it('arms no timer and reports nothing while no spell comes', () => {
     const { sampler, batches, pass } = fakeSampler();
     expect(vi.getTimerCount()).toBe(0);
     pass(3_600_000);
@@ -37,7 +37,7 @@ describe('startLagSampler', () => {
     sampler.stop();
   });
 
-  it('samples densely while a run is in flight and sends the batch when the spell ends', () => {
+  it('samples densely through a spell and sends the batch when the spell ends', () => {
     const { sampler, batches, pass } = fakeSampler();
     pass(1_000);
     const end = sampler.begin();
@@ -45,11 +45,11 @@ describe('startLagSampler', () => {
     for (const late of [0, 12, 3, 0]) pass(50, late);
     expect(batches).toEqual([]);
     end();
-    pass(50, 1); // the busy timer armed before the run ended still fires, samples and reports
+    pass(50, 1); // the busy timer armed before the spell ended still fires, samples and reports
     expect(batches).toEqual([[0, 12, 3, 0, 1]]);
     expect(vi.getTimerCount()).toBe(0);
     pass(60_000);
-    // The next run starts a new spell.
+    // The next begin starts a new spell.
     const next = sampler.begin();
     pass(50, 6);
     next();
@@ -61,7 +61,7 @@ describe('startLagSampler', () => {
     ]);
   });
 
-  it('gives a run shorter than the busy interval its sample', () => {
+  it('gives a spell shorter than the busy interval its sample', () => {
     const { sampler, batches, pass } = fakeSampler();
     const end = sampler.begin();
     pass(10);
@@ -88,7 +88,7 @@ describe('startLagSampler', () => {
     ]);
   });
 
-  it('keeps one timer, counts overlapping runs, and ignores a second end of the same run', () => {
+  it('keeps one timer, counts overlapping spells, and ignores a second end of the same one', () => {
     const { sampler, batches, pass } = fakeSampler({
       busyIntervalMs: 50,
       reportEveryMs: 100_000,
@@ -107,7 +107,7 @@ describe('startLagSampler', () => {
     expect(vi.getTimerCount()).toBe(0);
     expect(batches).toEqual([[0, 0, 0, 0]]);
     sampler.stop();
-    // After stop a run starting arms nothing.
+    // After stop a spell starting arms nothing.
     sampler.begin()();
     expect(vi.getTimerCount()).toBe(0);
   });
