@@ -106,7 +106,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
         startPending = false;
         // On the wall clock, the one the schedule names instants in; the thread may sleep
         // through the last stretch unless another request's answer is on its way.
-        await waitUntil(startedAt, wallClock, undefined, () => callsInFlight() > 0);
+        await waitUntil(startedAt, { now: wallClock, reading: () => callsInFlight() > 0 });
         start = now();
       }
       // Never wait for a Retry-After that outlasts the run: fail now, as rate limited.

@@ -31,6 +31,16 @@ export const SLEEP_SLICE_MS = 0.1;
 /** What `Atomics.wait` sleeps on: a cell nothing ever changes or notifies. */
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 
+/** How `waitUntil` reads time and knows whether answers are being read. */
+export interface WaitClocks {
+  /** The clock the instant is on, ms; default `Date.now`. */
+  now?: () => number;
+  /** A monotonic clock, ms, that bounds the wait if `now` stands still or steps back. */
+  monotonic?: () => number;
+  /** Whether another request's answer may arrive meanwhile; default true. */
+  reading?: () => boolean;
+}
+
 /**
  * Resolves at the instant `atMs` of the clock `now` (ms), to a fraction of a millisecond when the
  * thread is not starved: a timer until `TIMER_SLACK_MS` before it, then short sleeps or
@@ -44,12 +54,8 @@ const sleepCell = new Int32Array(new SharedArrayBuffer(4));
  * then in slices of `SLEEP_SLICE_MS`. The turns spun the CPU for that whole stretch, a few tenths
  * of a millisecond per run on average (bench/README.md, "Where a steady run's CPU goes").
  */
-export async function waitUntil(
-  atMs: number,
-  now: () => number = Date.now,
-  monotonic: () => number = () => performance.now(),
-  reading: () => boolean = () => true,
-): Promise<void> {
+export async function waitUntil(atMs: number, clocks: WaitClocks = {}): Promise<void> {
+  const { now = Date.now, monotonic = () => performance.now(), reading = () => true } = clocks;
   const left = atMs - now();
   // A wall clock stepped back meanwhile must not hold the wait (or spin) for the step: it ends a
   // millisecond after the instant on the monotonic clock in any case.

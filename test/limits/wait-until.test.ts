@@ -22,7 +22,7 @@ describe('waitUntil', () => {
     // Within the timer slack, so the wait is event-loop turns only.
     const { readings, clock } = steppingClock();
     // The monotonic clock stands still: only the clock waited on ends the wait.
-    await waitUntil(100 + TIMER_SLACK_MS / 2, clock, () => 0);
+    await waitUntil(100 + TIMER_SLACK_MS / 2, { now: clock, monotonic: () => 0 });
     expect(readings.at(-1)).toBeGreaterThanOrEqual(100 + TIMER_SLACK_MS / 2);
     expect(readings.at(-2)).toBeLessThan(100 + TIMER_SLACK_MS / 2);
   });
@@ -32,23 +32,24 @@ describe('waitUntil', () => {
     // moves a millisecond per reading.
     let mono = 0;
     const seen: number[] = [];
-    await waitUntil(
-      1,
-      () => 0,
-      () => {
+    await waitUntil(1, {
+      now: () => 0,
+      monotonic: () => {
         seen.push(mono);
         return mono++;
       },
-    );
+    });
     // Instant 1 ms ahead, so the wait ends once the monotonic clock reads 2 (1 ms after it).
     expect(seen).toEqual([0, 1, 2]);
   });
 
   it('resolves at once for an instant that has passed', async () => {
     let readings = 0;
-    await waitUntil(5, () => {
-      readings += 1;
-      return 10;
+    await waitUntil(5, {
+      now: () => {
+        readings += 1;
+        return 10;
+      },
     });
     expect(readings).toBe(2);
   });
@@ -58,7 +59,7 @@ describe('waitUntil', () => {
     setImmediate(() => (turned = true));
     const { readings, clock } = steppingClock();
     const started = performance.now();
-    await waitUntil(100 + TIMER_SLACK_MS / 2, clock, undefined, () => false);
+    await waitUntil(100 + TIMER_SLACK_MS / 2, { now: clock, reading: () => false });
     expect(readings.at(-1)).toBeGreaterThanOrEqual(100 + TIMER_SLACK_MS / 2);
     expect(readings.at(-2)).toBeLessThan(100 + TIMER_SLACK_MS / 2);
     // Resolved before the immediate queued ahead of it: the wait never yielded to the loop.
@@ -73,12 +74,7 @@ describe('waitUntil', () => {
     let turned = false;
     setImmediate(() => (turned = true));
     let t = 100;
-    await waitUntil(
-      101,
-      () => (t += 0.25),
-      undefined,
-      () => true,
-    );
+    await waitUntil(101, { now: () => (t += 0.25), reading: () => true });
     expect(turned).toBe(true);
   });
 });
