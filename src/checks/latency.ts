@@ -3,11 +3,15 @@
 export const LATENCY_CLASSES = ['expected', 'elevated', 'warning', 'critical'] as const;
 export type LatencyClass = (typeof LATENCY_CLASSES)[number];
 
-export interface LatencyThresholds {
-  expectedMs: number;
-  warningMs: number;
-  criticalMs: number;
-}
+/**
+ * The configured threshold levels, exported as `isa_latency_threshold_seconds{level}`; each has
+ * its exact bound in the ping histogram (`metrics/registry.ts`, `bucketsOf`).
+ */
+export const THRESHOLD_LEVELS = ['expected', 'warning', 'critical'] as const;
+export type ThresholdLevel = (typeof THRESHOLD_LEVELS)[number];
+
+/** A threshold per level, ms. */
+export type LatencyThresholds = Record<`${ThresholdLevel}Ms`, number>;
 
 /**
  * Classifies a ping duration against the API's guidance: `expected` up to the expected threshold,

@@ -28,15 +28,17 @@ import {
   type StepRecord,
 } from './check.js';
 import { validateBody } from './contract.js';
-import { LATENCY_CLASSES, classifyLatency, type LatencyClass } from './latency.js';
+import {
+  LATENCY_CLASSES,
+  THRESHOLD_LEVELS,
+  classifyLatency,
+  type LatencyClass,
+} from './latency.js';
 import { REQUEST_FAILURES, requestFailure } from './request.js';
 
 /** Result of one ping attempt. */
 export const PING_RESULTS = ['ok', ...REQUEST_FAILURES, 'invalid_body'] as const;
 export type PingResult = (typeof PING_RESULTS)[number];
-
-/** The configured threshold levels exported as `isa_latency_threshold_seconds{level}`. */
-export const THRESHOLD_LEVELS = ['expected', 'warning', 'critical'] as const;
 
 export { LATENCY_CLASSES, type LatencyClass };
 

@@ -2,6 +2,7 @@
  * The shape of a metric definition: plain data (no prom-client), so that checks can declare their
  * own metrics in their own file and the registry can build them.
  */
+import type { ThresholdLevel } from '../checks/latency.js';
 
 export type MetricType = 'counter' | 'gauge' | 'histogram';
 
@@ -55,7 +56,7 @@ export interface MetricDefinition {
    * of this level, exactly (the histogram of the same check with `configuredBounds.thresholds`
    * has the same bound). Where no environment's thresholds are known, `buckets`.
    */
-  thresholdBuckets?: 'expected' | 'warning' | 'critical';
+  thresholdBuckets?: ThresholdLevel;
 }
 
 /**

@@ -32,7 +32,7 @@ import versionCollector from 'prom-client/lib/metrics/version.js';
 import gcCollector from 'prom-client/lib/metrics/gc.js';
 import { createsSessions, type AnyCheck } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
-import type { LatencyThresholds } from '../checks/latency.js';
+import { THRESHOLD_LEVELS, type LatencyThresholds } from '../checks/latency.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
 import { PHASES, requestPhases } from '../vocabulary.js';
 import {
@@ -258,7 +258,7 @@ export function bucketsOf(
   if (def.configuredBounds?.thresholds === true) {
     for (const env of running) {
       const t = env.thresholds;
-      if (t) for (const ms of [t.expectedMs, t.warningMs, t.criticalMs]) bounds.add(seconds(ms));
+      if (t) for (const level of THRESHOLD_LEVELS) bounds.add(seconds(t[`${level}Ms`]));
     }
   }
   if (def.configuredBounds?.pastTimeout === true && check !== undefined) {
