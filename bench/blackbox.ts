@@ -400,9 +400,67 @@ function daemonConfig(environments: object[]) {
   };
 }
 
+/** Least distance, ms within the second, between two probers' 1 s pings in compare mode. */
+const COMPARE_SPACING_MS = 100;
+
+/** The daemon's ping offsets within the second, from its "schedules started" log line. */
+async function pingPhases(daemon: Daemon): Promise<number[]> {
+  for (const began = performance.now(); performance.now() - began < 10_000; await sleep(20)) {
+    const started = daemon.logs.map(parseJson).find((l) => Array.isArray(l?.['schedule']));
+    if (!started) continue;
+    const schedule = started['schedule'] as { check: string; offsetMs: number }[];
+    return schedule.filter((s) => s.check === 'ping').map((s) => s.offsetMs % 1000);
+  }
+  return fail('the daemon did not log its schedule within 10 s');
+}
+
+/** Circular distance within a second, ms. */
+const phaseGap = (a: number, b: number): number => {
+  const d = Math.abs(a - b) % 1000;
+  return Math.min(d, 1000 - d);
+};
+
+/**
+ * Starts a compare-mode daemon whose pings (random offsets within the second, as every daemon
+ * draws them) land at least `COMPARE_SPACING_MS` from each other and from `taken`, restarting it
+ * until they do. Two probes that reach the target in the same millisecond are served one after
+ * the other, and the second one's overhead is the first one's service time: which prober that hit
+ * was chance, and one run could show either build 2× slower than the other.
+ */
+async function startSpacedDaemon(
+  config: object,
+  taken: number[],
+  cli = CLI,
+): Promise<{ daemon: Daemon; phases: number[] }> {
+  for (let attempt = 1; ; attempt++) {
+    const daemon = await startDaemon(config, cli);
+    const phases = await pingPhases(daemon);
+    const all = [...taken, ...phases];
+    const spaced = all.every((a, i) =>
+      all.every((b, j) => i === j || phaseGap(a, b) >= COMPARE_SPACING_MS),
+    );
+    if (spaced) return { daemon, phases };
+    daemon.child.kill('SIGTERM');
+    await new Promise((resolve) => daemon.child.once('exit', resolve));
+    if (attempt === 30) fail(`no spaced ping offsets in 30 starts (last: ${phases.join(', ')} ms)`);
+  }
+}
+
+/** The middle of the widest gap between `phases` (ms within the second): where blackbox probes. */
+function widestGapMiddle(phases: number[]): number {
+  const sorted = [...phases].sort((a, b) => a - b);
+  let best = { gap: -1, middle: 500 };
+  sorted.forEach((phase, i) => {
+    const next = i + 1 < sorted.length ? sorted[i + 1]! : sorted[0]! + 1000;
+    if (next - phase > best.gap)
+      best = { gap: next - phase, middle: (phase + (next - phase) / 2) % 1000 };
+  });
+  return Math.round(best.middle);
+}
+
 async function compare(): Promise<void> {
   const target = await startTarget();
-  const daemon = await startDaemon(
+  const { daemon, phases } = await startSpacedDaemon(
     daemonConfig([
       environmentConfig(
         'kept',
@@ -421,12 +479,13 @@ async function compare(): Promise<void> {
         },
       ),
     ]),
+    [],
   );
   // With --baseline, the build before a change pings beside this one (paths /base/…).
-  const baseline =
+  const baselineStarted =
     BASELINE_CLI === undefined
       ? undefined
-      : await startDaemon(
+      : await startSpacedDaemon(
           daemonConfig([
             environmentConfig(
               'kept-base',
@@ -441,8 +500,12 @@ async function compare(): Promise<void> {
               { enabled: false },
             ),
           ]),
+          phases,
           BASELINE_CLI,
         );
+  const baseline = baselineStarted?.daemon;
+  const isaPhases = [...phases, ...(baselineStarted?.phases ?? [])];
+  const blackboxPhase = widestGapMiddle(isaPhases);
   const blackbox = await startBlackbox();
   const probeUrl = (path: string) =>
     `${blackbox.url}/probe?module=ping&target=${encodeURIComponent(`${target}${path}`)}`;
@@ -454,12 +517,12 @@ async function compare(): Promise<void> {
   const cpu0 = { isa: cpuMs(daemon.child.pid!), bb: cpuMs(blackbox.child.pid!) };
   const began = performance.now();
 
-  // blackbox_exporter probes only when asked: one probe a second, half a second after
-  // isa-monitor's whole-second cron ticks so the two do not queue behind each other.
+  // blackbox_exporter probes only when asked: one probe a second, in the middle of the widest
+  // gap between isa-monitor's pings, so that no two probes queue behind each other.
   const bbReported: number[] = [];
   const bbPhases: number[] = [];
   const driveBlackbox = (async () => {
-    await sleep(500 - (Date.now() % 1000) + (Date.now() % 1000 > 500 ? 1000 : 0));
+    await sleep((blackboxPhase - (Date.now() % 1000) + 1000) % 1000);
     while (performance.now() - began < seconds * 1000) {
       const tick = performance.now();
       const text = await (await fetch(probeUrl('/bb/ping'))).text();
@@ -503,6 +566,12 @@ async function compare(): Promise<void> {
 
   line(
     `compare: ${seconds} s, 1 probe/s each; isa-monitor: 2 environments (kept-alive, new connection); blackbox_exporter 0.23: new connection per probe`,
+  );
+  const ms = (list: number[]) => list.map((p) => `${p}`).join(' and ');
+  line(
+    `within each second, ms: this build pings at ${ms(phases)}` +
+      (baselineStarted ? `, the baseline at ${ms(baselineStarted.phases)}` : '') +
+      `, blackbox_exporter at ${blackboxPhase}`,
   );
   line('client overhead = reported − target server time, ms');
   table(
