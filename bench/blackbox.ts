@@ -32,16 +32,16 @@
  *
  * Usage: npx tsx bench/blackbox.ts [--mode compare|idle|default|scale|drift|slip] [--seconds S]
  *                                  [--environments N] [--interval 60s] [--baseline DIR]
- *                                  [--cli PATH/dist/cli.js] [--confirm on|off]
+ *                                  [--cli PATH/dist/cli.js] [--confirm on|off] [--hosts ip|name]
  * Needs `npm run build` first (the daemon runs from dist/, as users run it) and, for compare and
  * idle, `prometheus-blackbox-exporter` (apt-get install prometheus-blackbox-exporter). Every
  * process it starts listens on 127.0.0.1 and is stopped at the end, also on Ctrl-C.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +77,9 @@ const { values } = parseArgs({
     cli: { type: 'string' },
     // scale: confirmation pings (on by default at 60 s pings); `off` shows what they add.
     confirm: { type: 'string', default: 'on' },
+    // scale: `name` reaches the target as `localhost`, so each environment has the `resolve`
+    // phase a real API's host name gives it (its series are on /metrics); `ip`, as 127.0.0.1.
+    hosts: { type: 'string', default: 'ip' },
   },
 });
 /** The daemon as built by `npm run build`; `--cli` names another build's, to compare two versions. */
@@ -128,6 +131,20 @@ function fail(message: string): never {
 
 // ---------------------------------------------------------------------------------------------
 // Processes
+
+/**
+ * Pins every thread of process `pid` to CPU `cpu` (`taskset`), or does nothing where there is no
+ * second CPU or no `taskset`. Returns whether it pinned.
+ */
+function pin(pid: number, cpu: number): boolean {
+  if (availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Starts a child and resolves with the first stdout line matching `ready`. */
 function start(
@@ -460,6 +477,13 @@ function widestGapMiddle(phases: number[]): number {
 
 async function compare(): Promise<void> {
   const target = await startTarget();
+  // The target on one CPU, every prober on the other: each prober's answer is then read on a
+  // core the target is not using, as from another machine, and all of them alike. Left to the
+  // kernel, whether a daemon's measurement thread shared the target's core was decided at its
+  // start and shifted its overheads by most of a millisecond, one way for one run and the other
+  // way for the next (below, "Compare: probes spaced apart, probers pinned").
+  const targetChild = children.at(-1)!;
+  const pinned = pin(targetChild.pid!, 0);
   const { daemon, phases } = await startSpacedDaemon(
     daemonConfig([
       environmentConfig(
@@ -507,6 +531,8 @@ async function compare(): Promise<void> {
   const isaPhases = [...phases, ...(baselineStarted?.phases ?? [])];
   const blackboxPhase = widestGapMiddle(isaPhases);
   const blackbox = await startBlackbox();
+  if (pinned)
+    for (const prober of [daemon, baseline, blackbox]) if (prober) pin(prober.child.pid!, 1);
   const probeUrl = (path: string) =>
     `${blackbox.url}/probe?module=ping&target=${encodeURIComponent(`${target}${path}`)}`;
 
@@ -571,7 +597,10 @@ async function compare(): Promise<void> {
   line(
     `within each second, ms: this build pings at ${ms(phases)}` +
       (baselineStarted ? `, the baseline at ${ms(baselineStarted.phases)}` : '') +
-      `, blackbox_exporter at ${blackboxPhase}`,
+      `, blackbox_exporter at ${blackboxPhase}; ` +
+      (pinned
+        ? 'the target on CPU 0, the probers on CPU 1'
+        : 'not pinned to CPUs (one CPU, or no taskset)'),
   );
   line('client overhead = reported − target server time, ms');
   table(
@@ -818,7 +847,10 @@ async function scale(): Promise<void> {
   const n = Number(values.environments);
   if (!(Number.isInteger(n) && n > 0)) fail('--environments must be a positive integer');
   const intervalMs = parseSeconds(values.interval) * 1000;
-  const target = await startTarget();
+  if (values.hosts !== 'ip' && values.hosts !== 'name') fail('--hosts must be ip or name');
+  const listening = await startTarget();
+  const target =
+    values.hosts === 'name' ? listening.replace('//127.0.0.1:', '//localhost:') : listening;
   // Pings only: every other registered check off, as in the issue's 1000-environment case.
   const others = Object.fromEntries(
     CHECK_NAMES.filter((name) => name !== 'ping').map((name) => [name, { enabled: false }]),
@@ -894,7 +926,7 @@ async function scale(): Promise<void> {
   const { plain, gzipped, status, one } = result;
   line(
     `scale: ${CLI}, ${n} environments, pings only, every ${values.interval}, confirmation pings ` +
-      `${values.confirm}; ${seconds} s window; ` +
+      `${values.confirm}, target by ${values.hosts === 'name' ? 'host name' : 'IP address'}; ${seconds} s window; ` +
       `node ${process.version}, load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')} at the end`,
