@@ -95,7 +95,12 @@ describe('ApiClient connection reuse', () => {
     expect(hasSubscribers('undici:client:sendHeaders')).toBe(false);
   });
 
-  it('counts the calls in flight of every client on the thread, until each ends, answered or not', async () => {
+  /** Two clients of one server that holds every answer until the test calls its `held` entry. */
+  async function twoClientsOfAHoldingServer(): Promise<{
+    held: (() => void)[];
+    a: ApiClient;
+    b: ApiClient;
+  }> {
     const held: (() => void)[] = [];
     server = await startServer((_req, res) => {
       held.push(() => sendJson(res, 200, { message: 'pong', timestamp: new Date().toISOString() }));
@@ -109,9 +114,14 @@ describe('ApiClient connection reuse', () => {
       cleanups.push(() => client.close());
       return client;
     });
+    return { held, a: a!, b: b! };
+  }
+
+  it('counts the calls in flight of every client on the thread, until each ends, answered or not', async () => {
+    const { held, a, b } = await twoClientsOfAHoldingServer();
     expect(callsInFlight()).toBe(0);
-    const answered = [a!.ping({ timeoutMs: 5_000 }), b!.ping({ timeoutMs: 5_000 })];
-    const timedOut = b!.ping({ timeoutMs: 300 });
+    const answered = [a.ping({ timeoutMs: 5_000 }), b.ping({ timeoutMs: 5_000 })];
+    const timedOut = b.ping({ timeoutMs: 300 });
     await delay(100);
     expect(callsInFlight()).toBe(3);
     expect((await timedOut).transportError).not.toBeNull();
@@ -122,30 +132,18 @@ describe('ApiClient connection reuse', () => {
   });
 
   it('tells a watcher of each spell of calls in flight, across clients, once per spell', async () => {
-    const held: (() => void)[] = [];
-    server = await startServer((_req, res) => {
-      held.push(() => sendJson(res, 200, { message: 'pong', timestamp: new Date().toISOString() }));
-    });
-    const [a, b] = [0, 1].map(() => {
-      const client = new ApiClient({
-        baseUrl: server!.url,
-        apiKey: API_KEY,
-        userAgent: USER_AGENT,
-      });
-      cleanups.push(() => client.close());
-      return client;
-    });
+    const { held, a, b } = await twoClientsOfAHoldingServer();
     const events: string[] = [];
     const unwatch = watchCallsInFlight(() => {
       events.push(`start with ${callsInFlight()} in flight`);
       return () => events.push(`end with ${callsInFlight()} in flight`);
     });
     try {
-      const first = a!.ping({ timeoutMs: 5_000 });
+      const first = a.ping({ timeoutMs: 5_000 });
       // Told synchronously, as the first call is dispatched.
       expect(events).toEqual(['start with 1 in flight']);
-      const second = b!.ping({ timeoutMs: 5_000 });
-      const timedOut = a!.ping({ timeoutMs: 300 });
+      const second = b.ping({ timeoutMs: 5_000 });
+      const timedOut = a.ping({ timeoutMs: 300 });
       // A call that ends (here by its deadline) while others are in flight ends no spell.
       expect((await timedOut).transportError).not.toBeNull();
       expect(events).toEqual(['start with 1 in flight']);
@@ -153,7 +151,7 @@ describe('ApiClient connection reuse', () => {
       await Promise.all([first, second]);
       expect(events).toEqual(['start with 1 in flight', 'end with 0 in flight']);
       // Between spells nothing is told; the next call starts a new spell.
-      const third = b!.ping({ timeoutMs: 5_000 });
+      const third = b.ping({ timeoutMs: 5_000 });
       await delay(50);
       for (const answer of held.splice(0)) answer();
       await third;
@@ -167,7 +165,7 @@ describe('ApiClient connection reuse', () => {
       unwatch();
     }
     // Unwatched, calls go on and nobody is told.
-    const after = a!.ping({ timeoutMs: 5_000 });
+    const after = a.ping({ timeoutMs: 5_000 });
     await delay(50);
     for (const answer of held.splice(0)) answer();
     await after;
