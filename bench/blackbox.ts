@@ -441,8 +441,7 @@ const phaseGap = (a: number, b: number): number => {
  * Starts a compare-mode daemon whose pings (random offsets within the second, as every daemon
  * draws them) land at least `COMPARE_SPACING_MS` from each other and from `taken`, restarting it
  * until they do. Two probes that reach the target in the same millisecond are served one after
- * the other, and the second one's overhead is the first one's service time: which prober that hit
- * was chance, and one run could show either build 2× slower than the other.
+ * the other, and the second one's overhead would include the first one's service time.
  */
 async function startSpacedDaemon(
   config: object,
@@ -481,7 +480,7 @@ async function compare(): Promise<void> {
   // core the target is not using, as from another machine, and all of them alike. Left to the
   // kernel, whether a daemon's measurement thread shared the target's core was decided at its
   // start and shifted its overheads by most of a millisecond, one way for one run and the other
-  // way for the next (below, "Compare: probes spaced apart, probers pinned").
+  // way for the next (bench/README.md, "Compare: probes spaced apart, probers pinned").
   const targetChild = children.at(-1)!;
   const pinned = pin(targetChild.pid!, 0);
   const { daemon, phases } = await startSpacedDaemon(
