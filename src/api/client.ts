@@ -35,6 +35,7 @@ import {
   type DecodedBody,
 } from './response.js';
 import {
+  connectionOpenedAt,
   connectionPhases,
   connectionTimingOf,
   createMeasuringPool,
@@ -135,7 +136,12 @@ export interface ApiResponse {
   /** Start of the body, sanitized, at most 200 characters; only with a `bodyError`. */
   bodySnippet: string | null;
   transportError: TransportError | null;
-  /** Monotonic, call start → body fully read (or the failure). */
+  /**
+   * Monotonic, to the body fully read (or the failure), from the moment the call reached the
+   * network: when it opened its connection, that connection's lookup (a host name) or first
+   * connection attempt (an IP literal); otherwise when undici took the request, which it writes
+   * at once on a kept-alive connection. See `timing.ts`.
+   */
   durationMs: number;
   phases: PhaseTimings;
   /**
@@ -380,9 +386,10 @@ export class ApiClient {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#beginFlight();
       try {
-        // The exchange starts when undici gets it, as blackbox_exporter's phases start at its
-        // dial: the deadline timer, the handler and the channel subscription above are the
-        // client's own set-up (tens of µs), not the API's time.
+        // The exchange starts when undici gets it: the deadline timer, the handler and the
+        // channel subscription above are the client's own set-up (tens of µs), not the API's
+        // time. A call that opens its connection is timed from that connection's start instead
+        // (`#describe`), as blackbox_exporter's phases start at its dial.
         const dispatcher = this.#dispatcherFor(call);
         startedAt = performance.now();
         dispatcher.dispatch(
@@ -579,10 +586,11 @@ export class ApiClient {
     outcome: Outcome,
   ): ApiResponse {
     const headers = flattenHeaders(exchange?.responseHeaders ?? {}, this.#redact);
-    const phases: PhaseTimings =
-      exchange?.socket !== undefined
-        ? connectionPhases(connectionTimingOf(exchange.socket), startedAt)
-        : {};
+    const connection =
+      exchange?.socket !== undefined ? connectionTimingOf(exchange.socket) : undefined;
+    const phases: PhaseTimings = connectionPhases(connection, startedAt);
+    // A call that opened its connection is timed from when it reached the network (timing.ts).
+    const measuredFrom = connectionOpenedAt(connection, startedAt) ?? startedAt;
     if (exchange?.requestWrittenAt !== undefined && exchange.headersAt !== undefined) {
       phases.processing = exchange.headersAt - exchange.requestWrittenAt;
     }
@@ -594,7 +602,7 @@ export class ApiClient {
       method: call.method,
       path: call.path,
       headers,
-      durationMs: outcome.endedAt - startedAt,
+      durationMs: outcome.endedAt - measuredFrom,
       phases,
       connectionOpened: phases.connect !== undefined,
       serverTimingMs: parseServerTiming(headers['server-timing']),

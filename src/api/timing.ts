@@ -4,21 +4,30 @@
  *
  * - `resolve`: DNS lookup of the host name. Present only when a name was resolved for a new
  *   connection; an IP literal (or a reused connection) has no resolve phase.
- * - `connect`: TCP handshake of a new connection (after the lookup, when there was one).
+ * - `connect`: TCP handshake of a new connection, from its first connection attempt (the
+ *   `connect` system call) to the socket's `connect` event.
  * - `tls`: TLS handshake of a new `https:` connection.
  * - `processing`: request written to the socket → response headers received (time to first byte).
  * - `transfer`: response headers received → body fully read.
  *
  * undici does not time connections itself, so connection phases come from a measuring connector:
  * `createMeasuringConnector` wraps undici's own `buildConnector` and stamps each socket it opens
- * with the times of its lookup, TCP connect and TLS handshake (`connectionTimingOf`). A request
- * learns which socket carried it from undici's `undici:client:sendHeaders` diagnostics channel
- * (see `client.ts`). A keep-alive connection that was already open when a request started has no
- * resolve/connect/tls phases at all: absent, not 0, so histograms of connect time are not diluted
- * by reuse. A dispatcher built without this connector (an injected plain `Agent`, a `MockAgent`)
- * yields only `processing` and `transfer`.
+ * with the times of its lookup, its first connection attempt, TCP connect and TLS handshake
+ * (`connectionTimingOf`). A request learns which socket carried it from undici's
+ * `undici:client:sendHeaders` diagnostics channel (see `client.ts`). A keep-alive connection that
+ * was already open when a request started has no resolve/connect/tls phases at all: absent, not 0,
+ * so histograms of connect time are not diluted by reuse. A dispatcher built without this
+ * connector (an injected plain `Agent`, a `MockAgent`) yields only `processing` and `transfer`.
+ *
+ * A call that opens its connection is timed from the moment it reaches the network: the lookup of
+ * the host name, or for an IP literal the first connection attempt (`connectionOpenedAt`). That is
+ * where blackbox_exporter's phases start too (Go's `DNSStart`, else `ConnectStart`). Before it,
+ * Node builds the socket object and defers the `connect` system call to a later tick, behind
+ * whatever else the thread runs then: about 0.45 ms of the thread's own work on the benchmark
+ * machine, which no API made slower (bench/README.md, "Where a new connection's time goes").
  */
-import type { Socket } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupFunction, Socket } from 'node:net';
 import type { Agent, Pool, buildConnector } from 'undici';
 import UndiciAgentClass from 'undici/lib/dispatcher/agent.js';
 import UndiciPoolClass from 'undici/lib/dispatcher/pool.js';
@@ -48,8 +57,12 @@ export interface PhaseTimings {
 export interface ConnectionTiming {
   /** The connector was asked for a socket. */
   startedAt: number;
+  /** The lookup of the host name began; absent for IP literals. */
+  lookupStartedAt?: number;
   /** The host name was resolved; absent for IP literals. */
   resolvedAt?: number;
+  /** The first connection attempt: just before the `connect` system call. */
+  attemptedAt?: number;
   /** The TCP handshake completed. */
   connectedAt?: number;
   /** The TLS handshake completed; absent for `http:`. */
@@ -75,29 +88,48 @@ export function connectionTimingOf(socket: object): ConnectionTiming | undefined
 export function createMeasuringConnector(
   options: buildConnector.BuildOptions = {},
 ): buildConnector.connector {
+  // The connection being opened, for the lookup below: net calls it synchronously from inside
+  // `base`, so this is set around that call only.
+  let opening: ConnectionTiming | undefined;
+  const lookup: LookupFunction = ('lookup' in options && options.lookup) || dnsLookup;
+  const timedLookup: LookupFunction = (hostname, lookupOptions, onLookup) => {
+    if (opening) opening.lookupStartedAt ??= performance.now();
+    lookup(hostname, lookupOptions, onLookup);
+  };
   // undici's connector returns the socket it creates, though its type says `void`.
-  const base = buildUndiciConnector(options) as unknown as (
+  const base = buildUndiciConnector({ ...options, lookup: timedLookup }) as unknown as (
     connectOptions: buildConnector.Options,
     callback: buildConnector.Callback,
   ) => Socket | undefined;
   return (connectOptions, callback) => {
     const timing: ConnectionTiming = { startedAt: performance.now() };
     const isTls = connectOptions.protocol === 'https:';
-    const socket = base(connectOptions, (...args: Parameters<buildConnector.Callback>) => {
-      // undici calls back on `connect` (http) or `secureConnect` (https) and writes the first
-      // request from inside this callback, so stamp the time before handing the socket over.
-      if (args[0] === null) {
-        const now = performance.now();
-        if (isTls) timing.secureAt = now;
-        else timing.connectedAt = now;
-      }
-      callback(...args);
-    });
+    opening = timing;
+    let socket: Socket | undefined;
+    try {
+      socket = base(connectOptions, (...args: Parameters<buildConnector.Callback>) => {
+        // undici calls back on `connect` (http) or `secureConnect` (https) and writes the first
+        // request from inside this callback, so stamp the time before handing the socket over.
+        if (args[0] === null) {
+          const now = performance.now();
+          if (isTls) timing.secureAt = now;
+          else timing.connectedAt = now;
+        }
+        callback(...args);
+      });
+    } finally {
+      opening = undefined;
+    }
     if (socket) {
       connectionTimings.set(socket, timing);
-      // `lookup` fires once per resolved name; net skips it for IP literals.
+      // `lookup` fires once per resolved address; net skips it for IP literals.
       socket.once('lookup', () => {
         timing.resolvedAt ??= performance.now();
+      });
+      // Emitted by net just before each `connect` system call (Node 20.12 and later); with
+      // several addresses of a name, the first attempt starts the connect phase.
+      socket.once('connectionAttempt', () => {
+        timing.attemptedAt ??= performance.now();
       });
       if (isTls) {
         // For TLS the callback fires after the handshake; `connect` still marks the TCP part.
@@ -138,6 +170,14 @@ export function createMeasuringPool(origin: string, options: MeasuringAgentOptio
   return new UndiciPool(origin, { ...rest, connect: createMeasuringConnector(connect) });
 }
 
+/** The connection a request opened itself, or undefined for a reused one (or none measured). */
+function openedFor(
+  timing: ConnectionTiming | undefined,
+  requestStartedAt: number,
+): ConnectionTiming | undefined {
+  return timing !== undefined && timing.startedAt >= requestStartedAt ? timing : undefined;
+}
+
 /**
  * The connection phases a request paid for. A connection that started before the request did was
  * already open (keep-alive reuse), so the request paid nothing: no phases at all.
@@ -146,14 +186,31 @@ export function connectionPhases(
   timing: ConnectionTiming | undefined,
   requestStartedAt: number,
 ): Pick<PhaseTimings, 'resolve' | 'connect' | 'tls'> {
-  if (!timing || timing.startedAt < requestStartedAt) return {};
+  const opened = openedFor(timing, requestStartedAt);
+  if (!opened) return {};
   const phases: Pick<PhaseTimings, 'resolve' | 'connect' | 'tls'> = {};
-  if (timing.resolvedAt !== undefined) phases.resolve = timing.resolvedAt - timing.startedAt;
-  if (timing.connectedAt !== undefined) {
-    phases.connect = timing.connectedAt - (timing.resolvedAt ?? timing.startedAt);
-    if (timing.secureAt !== undefined) phases.tls = timing.secureAt - timing.connectedAt;
+  if (opened.resolvedAt !== undefined) {
+    phases.resolve = opened.resolvedAt - (opened.lookupStartedAt ?? opened.startedAt);
+  }
+  if (opened.connectedAt !== undefined) {
+    phases.connect =
+      opened.connectedAt - (opened.attemptedAt ?? opened.resolvedAt ?? opened.startedAt);
+    if (opened.secureAt !== undefined) phases.tls = opened.secureAt - opened.connectedAt;
   }
   return phases;
+}
+
+/**
+ * When a request that opened its connection reached the network: its lookup's start, else its
+ * first connection attempt. Undefined for a reused connection, or when neither was seen (then the
+ * request's own start stands).
+ */
+export function connectionOpenedAt(
+  timing: ConnectionTiming | undefined,
+  requestStartedAt: number,
+): number | undefined {
+  const opened = openedFor(timing, requestStartedAt);
+  return opened?.lookupStartedAt ?? opened?.attemptedAt;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse } from '../../src/api/client.js';
@@ -14,6 +16,15 @@ import {
 } from './helpers.js';
 
 const opts = { timeoutMs: 5_000 };
+
+/** How long the busy-thread tests keep the thread from its event loop, ms. */
+const BUSY_MS = 250;
+
+/** Keeps the thread busy without turning the event loop. */
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
 
 /** Phases are parts of the call: each non-negative, together no longer than the whole. */
 function expectConsistent(response: ApiResponse): void {
@@ -103,6 +114,44 @@ describe('ApiClient phase timings', () => {
     expect(response.statusCode).toBe(200);
     expect(response.phases.resolve).toBeGreaterThanOrEqual(0);
     expect(response.phases.connect).toBeGreaterThanOrEqual(0);
+    expectConsistent(response);
+  });
+
+  it('times a new connection from its first attempt, not from the thread work before it', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
+    const c = client(server.url);
+    const opened = c.ping(opts);
+    // Node defers an IP literal's connect system call to a later tick: whatever the thread does
+    // before it is the monitor's own time, not the API's.
+    busyFor(BUSY_MS);
+    const first = await opened;
+    expect(first.statusCode).toBe(200);
+    expect(first.phases.connect).toBeGreaterThan(0);
+    expect(first.durationMs).toBeLessThan(BUSY_MS);
+    expectConsistent(first);
+
+    // On a kept-alive connection the request is written at once; an answer the busy thread reads
+    // late is measured late, as every answer is.
+    const reused = c.ping(opts);
+    busyFor(BUSY_MS);
+    const second = await reused;
+    expect(second.phases.connect).toBeUndefined();
+    expect(second.durationMs).toBeGreaterThanOrEqual(BUSY_MS);
+    expect(server.connections).toBe(1);
+  });
+
+  it("times a name's lookup from its start, through a lookup of the caller's own", async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
+    const slowLookup: LookupFunction = (hostname, options, callback) => {
+      setTimeout(() => dnsLookup(hostname, options, callback), 60);
+    };
+    const agent = createMeasuringAgent({ connect: { lookup: slowLookup, family: 4 } });
+    cleanups.push(() => agent.close());
+    const response = await client(`http://localhost:${server.port}`, agent).ping(opts);
+    expect(response.statusCode).toBe(200);
+    expect(response.phases.resolve).toBeGreaterThanOrEqual(59);
+    expect(response.phases.connect).toBeGreaterThan(0);
+    expect(response.phases.connect).toBeLessThan(response.phases.resolve ?? 0);
     expectConsistent(response);
   });
 

@@ -4,6 +4,7 @@ import {
   UndiciAgent,
   UndiciPool,
   buildUndiciConnector,
+  connectionOpenedAt,
   connectionPhases,
   parseServerTiming,
 } from '../../src/api/timing.js';
@@ -48,8 +49,41 @@ describe('connectionPhases', () => {
     expect(connectionPhases({ startedAt: 100, connectedAt: 104 }, 100)).toEqual({ connect: 4 });
   });
 
+  it('times connect from the first connection attempt and resolve from the lookup start', () => {
+    expect(
+      connectionPhases(
+        {
+          startedAt: 100,
+          lookupStartedAt: 101,
+          resolvedAt: 103,
+          attemptedAt: 104,
+          connectedAt: 110,
+        },
+        99,
+      ),
+    ).toEqual({ resolve: 2, connect: 6 });
+    expect(connectionPhases({ startedAt: 100, attemptedAt: 101, connectedAt: 104 }, 100)).toEqual({
+      connect: 3,
+    });
+  });
+
   it('reports nothing for a connection opened before the request (reuse)', () => {
     expect(connectionPhases({ startedAt: 50, connectedAt: 52 }, 100)).toEqual({});
     expect(connectionPhases(undefined, 100)).toEqual({});
+  });
+});
+
+describe('connectionOpenedAt', () => {
+  it("is a name's lookup start, else the first connection attempt", () => {
+    expect(
+      connectionOpenedAt({ startedAt: 100, lookupStartedAt: 100.2, attemptedAt: 103 }, 99),
+    ).toBe(100.2);
+    expect(connectionOpenedAt({ startedAt: 100, attemptedAt: 100.4 }, 100)).toBe(100.4);
+  });
+
+  it('is undefined for a reused connection or one not seen opening', () => {
+    expect(connectionOpenedAt({ startedAt: 50, attemptedAt: 51 }, 100)).toBeUndefined();
+    expect(connectionOpenedAt({ startedAt: 100 }, 100)).toBeUndefined();
+    expect(connectionOpenedAt(undefined, 100)).toBeUndefined();
   });
 });
