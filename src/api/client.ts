@@ -139,8 +139,8 @@ export interface ApiResponse {
   /**
    * Monotonic, to the body fully read (or the failure), from the moment the call reached the
    * network: when it opened its connection, that connection's lookup (a host name) or first
-   * connection attempt (an IP literal); otherwise when undici took the request, which it writes
-   * at once on a kept-alive connection. See `timing.ts`.
+   * connection attempt (an IP literal); on a kept-alive connection, the start of writing the
+   * request. A call that reached neither is timed from when undici took it. See `timing.ts`.
    */
   durationMs: number;
   phases: PhaseTimings;
@@ -386,10 +386,9 @@ export class ApiClient {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#beginFlight();
       try {
-        // The exchange starts when undici gets it: the deadline timer, the handler and the
-        // channel subscription above are the client's own set-up (tens of µs), not the API's
-        // time. A call that opens its connection is timed from that connection's start instead
-        // (`#describe`), as blackbox_exporter's phases start at its dial.
+        // The call's own start, for the deadline and for a call that never reaches the network.
+        // One that does is timed from when it did (`#describe`), as blackbox_exporter's phases
+        // start at its dial: undici's bookkeeping before that is not the API's time.
         const dispatcher = this.#dispatcherFor(call);
         startedAt = performance.now();
         dispatcher.dispatch(
@@ -589,8 +588,10 @@ export class ApiClient {
     const connection =
       exchange?.socket !== undefined ? connectionTimingOf(exchange.socket) : undefined;
     const phases: PhaseTimings = connectionPhases(connection, startedAt);
-    // A call that opened its connection is timed from when it reached the network (timing.ts).
-    const measuredFrom = connectionOpenedAt(connection, startedAt) ?? startedAt;
+    // Timed from when the call reached the network (timing.ts): its new connection's start, else
+    // its request's; a call that never got that far, from when undici took it.
+    const measuredFrom =
+      connectionOpenedAt(connection, startedAt) ?? exchange?.requestWrittenAt ?? startedAt;
     if (exchange?.requestWrittenAt !== undefined && exchange.headersAt !== undefined) {
       phases.processing = exchange.headersAt - exchange.requestWrittenAt;
     }

@@ -19,12 +19,13 @@
  * so histograms of connect time are not diluted by reuse. A dispatcher built without this
  * connector (an injected plain `Agent`, a `MockAgent`) yields only `processing` and `transfer`.
  *
- * A call that opens its connection is timed from the moment it reaches the network: the lookup of
- * the host name, or for an IP literal the first connection attempt (`connectionOpenedAt`). That is
- * where blackbox_exporter's phases start too (Go's `DNSStart`, else `ConnectStart`). Before it,
- * Node builds the socket object and defers the `connect` system call to a later tick, behind
- * whatever else the thread runs then: about 0.45 ms of the thread's own work on the benchmark
- * machine, which no API made slower (bench/README.md, "Where a new connection's time goes").
+ * A call is timed from the moment it reaches the network. One that opens its connection starts at
+ * the lookup of the host name, or for an IP literal at the first connection attempt
+ * (`connectionOpenedAt`): where blackbox_exporter's phases start too (Go's `DNSStart`, else
+ * `ConnectStart`). Before it, Node builds the socket object and defers the `connect` system call
+ * to a later tick, behind whatever else the thread runs then: about 0.45 ms of the thread's own
+ * work on the benchmark machine, which no API made slower (bench/README.md, "Where a new
+ * connection's time goes"). One on a kept-alive connection starts as its request is written.
  */
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction, Socket } from 'node:net';
