@@ -203,15 +203,15 @@ export function connectionPhases(
 
 /**
  * When a request that opened its connection reached the network: its lookup's start, else its
- * first connection attempt. Undefined for a reused connection, or when neither was seen (then the
- * request's own start stands).
+ * first connection attempt, else (neither seen) when the connector was asked. Undefined for a
+ * reused connection.
  */
 export function connectionOpenedAt(
   timing: ConnectionTiming | undefined,
   requestStartedAt: number,
 ): number | undefined {
   const opened = openedFor(timing, requestStartedAt);
-  return opened?.lookupStartedAt ?? opened?.attemptedAt;
+  return opened && (opened.lookupStartedAt ?? opened.attemptedAt ?? opened.startedAt);
 }
 
 /**

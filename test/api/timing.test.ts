@@ -81,9 +81,12 @@ describe('connectionOpenedAt', () => {
     expect(connectionOpenedAt({ startedAt: 100, attemptedAt: 100.4 }, 100)).toBe(100.4);
   });
 
-  it('is undefined for a reused connection or one not seen opening', () => {
+  it('is when the connector was asked for a connection not seen attempting', () => {
+    expect(connectionOpenedAt({ startedAt: 100 }, 100)).toBe(100);
+  });
+
+  it('is undefined for a reused connection', () => {
     expect(connectionOpenedAt({ startedAt: 50, attemptedAt: 51 }, 100)).toBeUndefined();
-    expect(connectionOpenedAt({ startedAt: 100 }, 100)).toBeUndefined();
     expect(connectionOpenedAt(undefined, 100)).toBeUndefined();
   });
 });
