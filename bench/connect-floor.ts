@@ -1,9 +1,17 @@
 /**
- * The floor under a new connection per ping in Node: client overhead (client time − the target's
- * own time) of a bare `net.connect` + request + read-to-close, against undici's `Pool` with
- * `reset: true` (what the monitor's new-connection mode asks of undici), alternately, against
- * bench/target.ts. Run with the target on one CPU and this on the other, as `--mode compare`
- * pins them, to see how much of the monitor's new-connection overhead is Node's own.
+ * The floor under a new connection per ping in Node, three ways alternately against
+ * bench/target.ts, each as client overhead (client time − the target's own time):
+ *
+ * - `bare`: `net.connect`, one GET with `Connection: close`, read until the server closes; timed
+ *   from the call and, in a second column, from the socket's `connectionAttempt` (just before the
+ *   `connect` system call, where blackbox_exporter's phases start: Go's `ConnectStart`);
+ * - `undici`: undici's `Pool` with `reset: true` (what the monitor's new-connection mode asks of
+ *   undici), timed from the call;
+ * - `monitor`: the monitor's own `ApiClient` with `freshConnection`: its `durationMs`, which is
+ *   timed from the connection attempt (api/timing.ts).
+ *
+ * Run with the target on one CPU and this on the other, as `--mode compare` pins them, to see how
+ * much of a new connection's overhead is the thread's work before the connection attempt.
  *
  * Usage: taskset -c 0 npx tsx bench/target.ts            # prints `listening URL`
  *        taskset -c 1 npx tsx bench/connect-floor.ts URL [--count 200]
@@ -12,6 +20,7 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { ApiClient } from '../src/api/client.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -26,24 +35,35 @@ if (target === undefined || !(count > 0)) {
 const url = new URL(target);
 const AUTH = 'Bearer connect-floor-0123456789';
 
+/** One new-connection request: client time from the call, and from the connection attempt. */
+interface Timed {
+  fromCall: number;
+  fromAttempt: number;
+}
+
 /** Connects, sends one GET with `Connection: close`, reads until the server closes. */
-function bare(path: string): Promise<number> {
+function bare(path: string): Promise<Timed> {
   return new Promise((resolve, reject) => {
     const began = performance.now();
+    let attempted = began;
     const socket = connect({ host: url.hostname, port: Number(url.port) }, () => {
       socket.write(
         `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${AUTH}\r\n` +
           'Accept: application/json\r\nConnection: close\r\n\r\n',
       );
     });
+    socket.once('connectionAttempt', () => (attempted = performance.now()));
     socket.on('data', () => {});
-    socket.on('end', () => resolve(performance.now() - began));
+    socket.on('end', () => {
+      const now = performance.now();
+      resolve({ fromCall: now - began, fromAttempt: now - attempted });
+    });
     socket.on('error', reject);
   });
 }
 
 const pool = new Pool(url.origin);
-async function viaUndici(path: string): Promise<number> {
+async function viaUndici(path: string): Promise<Timed> {
   const began = performance.now();
   const response = await pool.request({
     path,
@@ -52,11 +72,25 @@ async function viaUndici(path: string): Promise<number> {
     headers: { authorization: AUTH, accept: 'application/json' },
   });
   await response.body.text();
-  return performance.now() - began;
+  const took = performance.now() - began;
+  return { fromCall: took, fromAttempt: NaN };
 }
 
-const ways = { bare, undici: viaUndici } as const;
-const client: Record<keyof typeof ways, number[]> = { bare: [], undici: [] };
+const monitorClient = new ApiClient({
+  baseUrl: `${url.origin}/isa/monitor`,
+  apiKey: AUTH.slice('Bearer '.length),
+  userAgent: 'connect-floor',
+});
+async function viaMonitor(): Promise<Timed> {
+  const response = await monitorClient.ping({ timeoutMs: 5_000, freshConnection: true });
+  if (response.statusCode !== 200) throw new Error(`monitor ping: ${response.statusCode}`);
+  // The client hands the answer over a turn after the body's end (client.ts), so a clock around
+  // the call would count that turn: only its own duration is shown.
+  return { fromCall: NaN, fromAttempt: response.durationMs };
+}
+
+const ways = { bare, undici: viaUndici, monitor: viaMonitor } as const;
+const client: Record<keyof typeof ways, Timed[]> = { bare: [], undici: [], monitor: [] };
 for (let i = 0; i < count; i++) {
   for (const [name, call] of Object.entries(ways) as [keyof typeof ways, typeof bare][]) {
     client[name].push(await call(`/isa/${name}/ping`));
@@ -64,6 +98,7 @@ for (let i = 0; i < count; i++) {
   }
 }
 await pool.close();
+await monitorClient.close();
 
 interface TargetRecord {
   path: string;
@@ -74,10 +109,18 @@ const median = (list: number[]): number => {
   const sorted = [...list].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? NaN;
 };
+const ms = (value: number): string => (Number.isNaN(value) ? '—' : value.toFixed(3));
+process.stdout.write(
+  '| way | new connections | target p50 | overhead p50 from the call | from the attempt |\n',
+);
+process.stdout.write('|---|---|---|---|---|\n');
 for (const name of Object.keys(ways) as (keyof typeof ways)[]) {
-  const server = records.filter((r) => r.path.startsWith(`/isa/${name}/`)).map((r) => r.serverMs);
+  const server = median(
+    records.filter((r) => r.path.startsWith(`/isa/${name}/`)).map((r) => r.serverMs),
+  );
+  const fromCall = median(client[name].map((t) => t.fromCall)) - server;
+  const fromAttempt = median(client[name].map((t) => t.fromAttempt)) - server;
   process.stdout.write(
-    `${name}: ${client[name].length} new connections, client p50 ${median(client[name]).toFixed(3)} ms, ` +
-      `target p50 ${median(server).toFixed(3)} ms, overhead p50 ${(median(client[name]) - median(server)).toFixed(3)} ms\n`,
+    `| ${name} | ${client[name].length} | ${ms(server)} | ${ms(fromCall)} | ${ms(fromAttempt)} |\n`,
   );
 }
