@@ -141,7 +141,7 @@ describe('ApiClient phase timings', () => {
     expect(server.connections).toBe(1);
   });
 
-  it("times a name's lookup from its start, through a lookup of the caller's own", async () => {
+  it("keeps a caller's own lookup and times it as the resolve phase", async () => {
     const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
     const slowLookup: LookupFunction = (hostname, options, callback) => {
       setTimeout(() => dnsLookup(hostname, options, callback), 60);
