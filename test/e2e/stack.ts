@@ -167,6 +167,33 @@ export async function queryPrometheus(prometheusUrl: string, expr: string): Prom
   return body.data.result;
 }
 
+/** One series of a range query: its labels and its `[unix seconds, value]` points. */
+export interface RangeSeries {
+  metric: Record<string, string>;
+  values: Array<[number, string]>;
+}
+
+/** Runs a range query (times in Unix ms); throws when Prometheus refuses it. */
+export async function queryPrometheusRange(
+  prometheusUrl: string,
+  expr: string,
+  range: { startMs: number; endMs: number; stepMs: number },
+): Promise<RangeSeries[]> {
+  const params = new URLSearchParams({
+    query: expr,
+    start: String(range.startMs / 1000),
+    end: String(range.endMs / 1000),
+    step: String(range.stepMs / 1000),
+  });
+  const body = (await (await fetch(`${prometheusUrl}/api/v1/query_range?${params}`)).json()) as {
+    status: string;
+    error?: string;
+    data: { result: RangeSeries[] };
+  };
+  if (body.status !== 'success') throw new Error(`range query failed: ${expr}: ${body.error}`);
+  return body.data.result;
+}
+
 /** Which notifications to pick: every given field must match one alert of the notification. */
 export interface AlertMatch {
   alertname: string;
@@ -211,6 +238,11 @@ export interface MonitoringStack {
   prometheusUrl: string;
   receiver: WebhookReceiver;
   query(expr: string): Promise<Sample[]>;
+  /** A range query, times in Unix ms. */
+  queryRange(
+    expr: string,
+    range: { startMs: number; endMs: number; stepMs: number },
+  ): Promise<RangeSeries[]>;
   /** The alerts Alertmanager holds now: what Prometheus sent it, before any notification. */
   alerts(): Promise<HeldAlert[]>;
   /** Stops Prometheus, Alertmanager and the webhook receiver. */
@@ -305,6 +337,7 @@ export async function startMonitoringStack(options: {
       prometheusUrl,
       receiver,
       query: (expr) => queryPrometheus(prometheusUrl, expr),
+      queryRange: (expr, range) => queryPrometheusRange(prometheusUrl, expr, range),
       alerts: async () =>
         (await (await fetch(`http://127.0.0.1:${amPort}/api/v2/alerts`)).json()) as HeldAlert[],
       stop,
