@@ -9,6 +9,8 @@
  *
  * Usage: npx tsx bench/exposition.ts [--environments 1000] [--rounds 9] [--checks ping]
  *          [--confirm on|off]   (confirmation pings; on, the default at 60 s pings)
+ *          [--base-url URL]     (every environment's; its scheme and host decide the phase series:
+ *                                https://api.example.com is the real API's shape)
  */
 import { parseArgs } from 'node:util';
 import { gzipSync, constants } from 'node:zlib';
@@ -18,6 +20,7 @@ import { validateConfigDocument } from '../src/config/index.js';
 import { Recorder } from '../src/metrics/recorder.js';
 import { createMetrics, metricsEnvironmentOf } from '../src/metrics/registry.js';
 import { MetricsRenderer } from '../src/server/exposition.js';
+import { requestPhases, type Phase } from '../src/vocabulary.js';
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +28,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '9' },
     checks: { type: 'string', default: 'ping' },
     confirm: { type: 'string', default: 'on' },
+    'base-url': { type: 'string', default: 'http://127.0.0.1:9' },
   },
 });
 const n = Number(values.environments);
@@ -51,7 +55,7 @@ const loaded = validateConfigDocument(
   {
     environments: names.map((name) => ({
       name,
-      base_url: 'http://127.0.0.1:9',
+      base_url: values['base-url'],
       api_key_env: 'BENCH_KEY',
       ...Object.fromEntries(
         CHECK_NAMES.map((check) => [
@@ -70,6 +74,14 @@ const metrics = createMetrics({
 });
 const recorder = new Recorder(metrics);
 for (const environment of loaded.config.environments) recorder.describeEnvironment(environment);
+/** A ping's phases where the base URL has them (a name's `resolve`, https's `tls`). */
+const phases = requestPhases(values['base-url'] ?? '');
+const PHASE_MS: Partial<Record<Phase, number>> = {
+  resolve: 0.6,
+  connect: 1.2,
+  tls: 3.1,
+  transfer: 0.4,
+};
 let pingsRecorded = 0;
 function ping(environment: string): void {
   const durationMs = 40 + (pingsRecorded++ % 50);
@@ -85,7 +97,7 @@ function ping(environment: string): void {
     facts: {
       result: 'ok',
       durationMs,
-      phases: { connect: 1.2, processing: durationMs - 2, transfer: 0.4 },
+      phases: Object.fromEntries(phases.map((phase) => [phase, PHASE_MS[phase] ?? durationMs - 2])),
       connectionOpened: true,
       up: true,
       latencyClass: 'expected',
@@ -145,7 +157,8 @@ const zipped = { fast: 0, fastMs: 0, default: 0, defaultMs: 0 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const out = (s: string) => process.stdout.write(`${s}\n`);
 out(
-  `exposition: ${n} environments (${checks.join(', ')}; confirmation pings ${values.confirm}), ` +
+  `exposition: ${n} environments (${checks.join(', ')}; confirmation pings ${values.confirm}; ` +
+    `base URL ${values['base-url']}), ` +
     `${rounds} rounds, node ${process.version}`,
 );
 out(
