@@ -305,16 +305,20 @@ async function conditionTimeline(
   faultAtMs: number,
   untilMs: number,
 ): Promise<string> {
+  const production = '{environment="production"}';
   const exprs = [
-    'environment:isa_pings_not_slow_critical:increase4m10s',
-    'environment:isa_pings_slow_critical:increase4m10s',
-    'environment:isa_ping_latency_critical:confirmed',
-    'environment:isa_monitor_voting:bool',
+    `environment:isa_pings_not_slow_critical:increase4m10s${production}`,
+    `environment:isa_pings_slow_critical:increase4m10s${production}`,
+    `environment:isa_ping_latency_critical:confirmed${production}`,
+    `environment:isa_monitor_voting:bool${production}`,
+    // Scheduled pings alone, and those skipped: confirmation pings start only after a slow one.
+    `sum by (location) (isa_ping_attempts_total${production})`,
+    `sum by (location) (isa_checks_skipped_total{environment="production",check="ping"})`,
   ];
   const lead = ((faultAtMs - fromMs) / 1000).toFixed(1);
   const lines = [`times: seconds from ${lead} s before the fault started`];
   for (const expr of exprs) {
-    const series = await stack.queryRange(`${expr}{environment="production"}`, {
+    const series = await stack.queryRange(expr, {
       startMs: fromMs,
       endMs: untilMs,
       stepMs: scaledMs(EVALUATION_INTERVAL_MS),
