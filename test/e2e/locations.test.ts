@@ -436,6 +436,9 @@ describe.concurrent('two locations, end to end with real Prometheus and Alertman
     // of a sequence a busy machine started by a stray slow ping before the fault.
     const lastGood = await lastGoodPingAt(stack, startedAt - scaledMs(90_000), reachedAt);
     const lastGoodAt = Math.max(...lastGood.values());
+    const lastGoodWhen =
+      `${realMinutes(Math.abs(startedAt - lastGoodAt))} min ` +
+      `${lastGoodAt <= startedAt ? 'before' : 'after'} the start`;
     report.push(
       `  slowness at both locations, from the fault's start: reached Alertmanager after ` +
         `${realMinutes(reachedAfter)} min, notified after ${realMinutes(notifiedAfter)} min`,
@@ -443,9 +446,9 @@ describe.concurrent('two locations, end to end with real Prometheus and Alertman
         `${realMinutes(bothSawItAfter)} min after the start): reached Alertmanager after ` +
         `${realMinutes(reachedAfter - bothSawItAfter)} min (the issue's ${PAGE_BOUND_MINUTES} ` +
         `min where the previous scheduled ping was the last good one)`,
-      `  ... from the later location's last good ping (${realMinutes(Math.abs(startedAt - lastGoodAt))} min ` +
-        `${lastGoodAt <= startedAt ? 'before' : 'after'} the start): reached Alertmanager after ${realMinutes(reachedAt - lastGoodAt)} min ` +
-        `(bound ${realMinutes(scaledMs(SUSTAINED_AFTER_LAST_GOOD_MS))} min, and ` +
+      `  ... from the later location's last good ping (${lastGoodWhen}): reached ` +
+        `Alertmanager after ${realMinutes(reachedAt - lastGoodAt)} min (bound ` +
+        `${realMinutes(scaledMs(SUSTAINED_AFTER_LAST_GOOD_MS))} min, and ` +
         `${realMinutes(SLACK_MS)} min slack for what does not scale)`,
     );
     expect(page.receiver).toBe('pager');
