@@ -155,16 +155,20 @@ export interface Sample {
   value: [number, string];
 }
 
-/** Runs an instant query; throws when Prometheus refuses it. */
-export async function queryPrometheus(prometheusUrl: string, expr: string): Promise<Sample[]> {
-  const url = `${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`;
+/** The `result` of a Prometheus query API answer; throws when Prometheus refuses the query. */
+async function queryResult<T>(url: string, expr: string): Promise<T[]> {
   const body = (await (await fetch(url)).json()) as {
     status: string;
     error?: string;
-    data: { result: Sample[] };
+    data: { result: T[] };
   };
   if (body.status !== 'success') throw new Error(`query failed: ${expr}: ${body.error}`);
   return body.data.result;
+}
+
+/** Runs an instant query; throws when Prometheus refuses it. */
+export function queryPrometheus(prometheusUrl: string, expr: string): Promise<Sample[]> {
+  return queryResult(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`, expr);
 }
 
 /** One series of a range query: its labels and its `[unix seconds, value]` points. */
@@ -174,7 +178,7 @@ export interface RangeSeries {
 }
 
 /** Runs a range query (times in Unix ms); throws when Prometheus refuses it. */
-export async function queryPrometheusRange(
+export function queryPrometheusRange(
   prometheusUrl: string,
   expr: string,
   range: { startMs: number; endMs: number; stepMs: number },
@@ -185,13 +189,7 @@ export async function queryPrometheusRange(
     end: String(range.endMs / 1000),
     step: String(range.stepMs / 1000),
   });
-  const body = (await (await fetch(`${prometheusUrl}/api/v1/query_range?${params}`)).json()) as {
-    status: string;
-    error?: string;
-    data: { result: RangeSeries[] };
-  };
-  if (body.status !== 'success') throw new Error(`range query failed: ${expr}: ${body.error}`);
-  return body.data.result;
+  return queryResult(`${prometheusUrl}/api/v1/query_range?${params}`, expr);
 }
 
 /** Which notifications to pick: every given field must match one alert of the notification. */
