@@ -9,23 +9,21 @@ import { describe, expect, it } from 'vitest';
 
 const line = readFileSync(new URL('../../src/cli.ts', import.meta.url), 'utf8').split('\n', 1)[0]!;
 
+const SETTLED_YOUNG_GENERATION = new URL(
+  '../support/settled-young-generation.mjs',
+  import.meta.url,
+);
+
 /** What a process started through the line reports about itself (stands in for the script). */
 const PROBE = `
-const v8 = require('node:v8');
-const survivors = [];
-for (let round = 0; round < 40; round += 1) {
-  for (let i = 0; i < 20000; i += 1) survivors.push({ round, i, text: 'survivor ' + i });
-  if (survivors.length > 200000) survivors.length = 0;
-}
-// The size the young generation settles at: mid-loop V8 13 (Node 24) overshoots for a moment.
-gc({ type: 'minor', execution: 'sync' });
-const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
-console.log(JSON.stringify({
-  execArgv: process.execArgv,
-  arenaMax: process.env.MALLOC_ARENA_MAX,
-  mmapThreshold: process.env.MALLOC_MMAP_THRESHOLD_,
-  newSpaceBytes: young.space_size,
-}));`;
+import(${JSON.stringify(SETTLED_YOUNG_GENERATION.href)}).then(({ settledNewSpaceBytes }) => {
+  console.log(JSON.stringify({
+    execArgv: process.execArgv,
+    arenaMax: process.env.MALLOC_ARENA_MAX,
+    mmapThreshold: process.env.MALLOC_MMAP_THRESHOLD_,
+    newSpaceBytes: settledNewSpaceBytes(),
+  }));
+});`;
 
 describe('the interpreter line of the isa-monitor command', () => {
   it('runs node through env -S with the memory settings', () => {
@@ -41,7 +39,7 @@ describe('the interpreter line of the isa-monitor command', () => {
     // env -S splits the one argument as the kernel passes it; `-e` stands in for the script.
     const out = execFileSync(
       '/usr/bin/env',
-      // `--expose-gc` gives the probe `gc`; it is not one of the line's options.
+      // `--expose-gc` gives the probe the `gc` it settles with; it is not one of the line's options.
       ['-S', words.replace(/\bnode\b/, process.execPath), '--expose-gc', '-e', PROBE],
       {
         env: { PATH: process.env['PATH'] },
