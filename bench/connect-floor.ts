@@ -2,7 +2,8 @@
  * The floor under a new connection per ping in Node, three ways alternately against
  * bench/target.ts, each as client overhead (client time − the target's own time):
  *
- * - `bare`: `net.connect`, one GET with `Connection: close`, read until the server closes; timed
+ * - `bare`: `net.connect`, one GET with `Connection: close`, timed to the read that completes the
+ *   answer (headers and body), as the monitor times to the read of the last byte (api/timing.ts);
  *   from the call and, in a second column, from the socket's `connectionAttempt` (just before the
  *   `connect` system call, where blackbox_exporter's phases start: Go's `ConnectStart`);
  * - `undici`: undici's `Pool` with `reset: true` (what the monitor's new-connection mode asks of
@@ -41,11 +42,34 @@ interface Timed {
   fromAttempt: number;
 }
 
-/** Connects, sends one GET with `Connection: close`, reads until the server closes. */
+/**
+ * Whether `received` holds a whole answer: its headers, then `Content-Length` bytes of body or
+ * chunks up to the last, empty one (target.ts answers in chunks).
+ */
+function complete(received: Buffer): boolean {
+  const headEnd = received.indexOf('\r\n\r\n');
+  if (headEnd < 0) return false;
+  const head = received.subarray(0, headEnd).toString();
+  if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+    return received.subarray(-5).toString() === '0\r\n\r\n';
+  }
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+  return length !== null && received.length - (headEnd + 4) >= Number(length[1]);
+}
+
+/** Connects, sends one GET with `Connection: close`, reads the answer; the server closes. */
 function bare(path: string): Promise<Timed> {
   return new Promise((resolve, reject) => {
     const began = performance.now();
     let attempted = began;
+    let received = Buffer.alloc(0);
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      const now = performance.now();
+      resolve({ fromCall: now - began, fromAttempt: now - attempted });
+    };
     const socket = connect({ host: url.hostname, port: Number(url.port) }, () => {
       socket.write(
         `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${AUTH}\r\n` +
@@ -53,11 +77,12 @@ function bare(path: string): Promise<Timed> {
       );
     });
     socket.once('connectionAttempt', () => (attempted = performance.now()));
-    socket.on('data', () => {});
-    socket.on('end', () => {
-      const now = performance.now();
-      resolve({ fromCall: now - began, fromAttempt: now - attempted });
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (complete(received)) finish();
     });
+    // An answer without a length ends with the connection.
+    socket.on('end', finish);
     socket.on('error', reject);
   });
 }

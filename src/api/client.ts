@@ -40,6 +40,7 @@ import {
   connectionTimingOf,
   createMeasuringPool,
   parseServerTiming,
+  readAt,
   type PhaseTimings,
 } from './timing.js';
 import {
@@ -713,7 +714,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   ): void {
     // 1xx informational responses precede the real one.
     if (this.#outcome !== null || statusCode < 200) return;
-    this.headersAt = performance.now();
+    this.headersAt = this.#arrival();
     this.statusCode = statusCode;
     this.responseHeaders = headers;
   }
@@ -733,7 +734,18 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.#settle({ kind: 'complete', endedAt: performance.now() });
+    this.#settle({ kind: 'complete', endedAt: this.#arrival() });
+  }
+
+  /**
+   * When what undici hands over now reached the thread: the socket's latest read (timing.ts,
+   * `readAt`), so that parsing it is not counted as the API's time; the clock where the
+   * connection is not measured or that read was not this request's.
+   */
+  #arrival(): number {
+    const now = performance.now();
+    if (this.socket === undefined || this.requestWrittenAt === undefined) return now;
+    return readAt(connectionTimingOf(this.socket), this.requestWrittenAt) ?? now;
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {

@@ -10,6 +10,12 @@
  * - `processing`: request written to the socket → response headers received (time to first byte).
  * - `transfer`: response headers received → body fully read.
  *
+ * "Received" and "read" are when the bytes reached the thread: the socket read that delivered
+ * them (`readAt`), not the moment undici had parsed them. Parsing a response (llhttp, undici's
+ * bookkeeping, the handler) takes this thread 0.1-0.15 ms on the benchmark machine, of which the
+ * API spent none (bench/README.md, "Timed to the read, not to the parse"). A thread stalled
+ * before the read still counts: the stamp is taken when the event loop delivers the bytes.
+ *
  * undici does not time connections itself, so connection phases come from a measuring connector:
  * `createMeasuringConnector` wraps undici's own `buildConnector` and stamps each socket it opens
  * with the times of its lookup, its first connection attempt, TCP connect and TLS handshake
@@ -68,6 +74,12 @@ export interface ConnectionTiming {
   connectedAt?: number;
   /** The TLS handshake completed; absent for `http:`. */
   secureAt?: number;
+  /**
+   * The latest read of this socket: bytes (or the end of the stream) reached the thread, before
+   * undici parsed them. Updated on every read for the connection's life, so it belongs to whichever response
+   * those bytes were part of (`readAt`).
+   */
+  lastReadAt?: number;
 }
 
 /**
@@ -138,6 +150,12 @@ export function createMeasuringConnector(
           timing.connectedAt ??= performance.now();
         });
       }
+      // undici reads in paused mode: on `readable` it reads and parses what arrived (the end of
+      // the stream, which ends a body that runs to the close, is a `readable` too). Prepended, so
+      // this stamp precedes that work.
+      socket.prependListener('readable', () => {
+        timing.lastReadAt = performance.now();
+      });
     }
   };
 }
@@ -212,6 +230,16 @@ export function connectionOpenedAt(
 ): number | undefined {
   const opened = openedFor(timing, requestStartedAt);
   return opened && (opened.lookupStartedAt ?? opened.attemptedAt ?? opened.startedAt);
+}
+
+/**
+ * When the bytes undici is handing over now reached the thread: the socket's latest read, if the
+ * connection is measured and that read came after `since` (the request's start). Bytes read
+ * before the request was written are not its answer, and then the caller takes its own clock.
+ */
+export function readAt(timing: ConnectionTiming | undefined, since: number): number | undefined {
+  const read = timing?.lastReadAt;
+  return read !== undefined && read >= since ? read : undefined;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
@@ -139,6 +140,51 @@ describe('ApiClient phase timings', () => {
     expect(second.durationMs).toBeLessThan(BUSY_MS);
     expectConsistent(second);
     expect(server.connections).toBe(1);
+  });
+
+  it('ends a phase when its bytes are read, not when undici has parsed them', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
+    // undici publishes a response's headers while it parses them, between the socket read that
+    // delivered them and the handler: a stall there is the monitor's time, not the API's.
+    const stall = (): void => busyFor(BUSY_MS);
+    subscribe('undici:request:headers', stall);
+    cleanups.push(async () => {
+      unsubscribe('undici:request:headers', stall);
+    });
+    const c = client(server.url);
+    for (const freshConnection of [true, false, false]) {
+      const began = performance.now();
+      const response = await c.ping({ ...opts, freshConnection });
+      const took = performance.now() - began;
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toEqual({ message: 'pong' });
+      // The stall happened inside the call: it shows outside the measured duration only.
+      expect(took).toBeGreaterThanOrEqual(BUSY_MS);
+      expect(response.durationMs).toBeLessThan(BUSY_MS);
+      expect(response.phases.processing).toBeLessThan(BUSY_MS);
+      expectConsistent(response);
+    }
+    // The second and third calls were timed on a reused connection: their reads were stamped too.
+    expect(server.connections).toBe(2);
+  });
+
+  it('ends a body that runs to the close when the close is read', async () => {
+    const server = await serve(async (_req, res) => {
+      // No length and no chunks: the body ends where the connection does.
+      const socket = res.socket!;
+      socket.write(
+        'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n' +
+          '{"message":"pong"}',
+      );
+      await delay(150);
+      socket.end();
+    });
+    const response = await client(server.url).ping(opts);
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toEqual({ message: 'pong' });
+    // The body's bytes came at once; its end, 150 ms later, is part of the transfer.
+    expect(response.phases.transfer).toBeGreaterThanOrEqual(100);
+    expectConsistent(response);
   });
 
   it("keeps a caller's own lookup and times it as the resolve phase", async () => {

@@ -7,6 +7,7 @@ import {
   connectionOpenedAt,
   connectionPhases,
   parseServerTiming,
+  readAt,
 } from '../../src/api/timing.js';
 
 describe("undici's modules, loaded without its index", () => {
@@ -88,5 +89,19 @@ describe('connectionOpenedAt', () => {
   it('is undefined for a reused connection', () => {
     expect(connectionOpenedAt({ startedAt: 50, attemptedAt: 51 }, 100)).toBeUndefined();
     expect(connectionOpenedAt(undefined, 100)).toBeUndefined();
+  });
+});
+
+describe('readAt', () => {
+  it("is the socket's latest read when it came after the request started", () => {
+    expect(readAt({ startedAt: 100, lastReadAt: 104.5 }, 102)).toBe(104.5);
+    expect(readAt({ startedAt: 100, lastReadAt: 102 }, 102)).toBe(102);
+  });
+
+  it('is undefined for a read before the request, none yet, or an unmeasured connection', () => {
+    // On a kept-alive connection the latest read can be the previous answer's.
+    expect(readAt({ startedAt: 50, lastReadAt: 90 }, 100)).toBeUndefined();
+    expect(readAt({ startedAt: 100 }, 100)).toBeUndefined();
+    expect(readAt(undefined, 100)).toBeUndefined();
   });
 });
