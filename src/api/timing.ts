@@ -76,8 +76,8 @@ export interface ConnectionTiming {
   secureAt?: number;
   /**
    * The latest read of this socket: bytes (or the end of the stream) reached the thread, before
-   * undici parsed them. Updated on every read for the connection's life, so it belongs to whichever response
-   * those bytes were part of (`readAt`).
+   * undici parsed them. Updated on every read for the connection's life, so it belongs to
+   * whichever response those bytes were part of (`readAt`).
    */
   lastReadAt?: number;
 }

@@ -1,10 +1,10 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse } from '../../src/api/client.js';
-import { createMeasuringAgent } from '../../src/api/timing.js';
+import { createMeasuringAgent, createMeasuringPool } from '../../src/api/timing.js';
 import {
   API_KEY,
   TLS_CERT,
@@ -47,7 +47,7 @@ describe('ApiClient phase timings', () => {
     return server;
   }
 
-  function client(baseUrl: string, dispatcher?: Agent): ApiClient {
+  function client(baseUrl: string, dispatcher?: Dispatcher): ApiClient {
     const c = new ApiClient({
       baseUrl,
       apiKey: API_KEY,
@@ -142,31 +142,49 @@ describe('ApiClient phase timings', () => {
     expect(server.connections).toBe(1);
   });
 
-  it('ends a phase when its bytes are read, not when undici has parsed them', async () => {
-    const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
-    // undici publishes a response's headers while it parses them, between the socket read that
-    // delivered them and the handler: a stall there is the monitor's time, not the API's.
-    const stall = (): void => busyFor(BUSY_MS);
-    subscribe('undici:request:headers', stall);
-    cleanups.push(async () => {
-      unsubscribe('undici:request:headers', stall);
-    });
-    const c = client(server.url);
-    for (const freshConnection of [true, false, false]) {
-      const began = performance.now();
-      const response = await c.ping({ ...opts, freshConnection });
-      const took = performance.now() - began;
-      expect(response.statusCode).toBe(200);
-      expect(response.body).toEqual({ message: 'pong' });
-      // The stall happened inside the call: it shows outside the measured duration only.
-      expect(took).toBeGreaterThanOrEqual(BUSY_MS);
-      expect(response.durationMs).toBeLessThan(BUSY_MS);
-      expect(response.phases.processing).toBeLessThan(BUSY_MS);
-      expectConsistent(response);
-    }
-    // The second and third calls were timed on a reused connection: their reads were stamped too.
-    expect(server.connections).toBe(2);
-  });
+  it.each([
+    ['http', false],
+    ['https', true],
+  ])(
+    'ends a phase when its bytes are read, not when undici has parsed them (%s)',
+    async (_, tls) => {
+      const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }), tls);
+      // undici publishes a response's headers while it parses them, between the socket read that
+      // delivered them and the handler: a stall there is the monitor's time, not the API's.
+      const stall = (): void => busyFor(BUSY_MS);
+      subscribe('undici:request:headers', stall);
+      cleanups.push(async () => {
+        unsubscribe('undici:request:headers', stall);
+      });
+      // On https the reads are the TLS socket's, of bytes already decrypted. Pools trusting the
+      // fixture's certificate, one per connection mode as the client's own dispatchers are.
+      const trusting = (): ApiClient => {
+        const pool = createMeasuringPool(server.url, { connect: { ca: TLS_CERT } });
+        cleanups.push(() => pool.close());
+        return client(server.url, pool);
+      };
+      const own = tls ? undefined : client(server.url);
+      const fresh = own ?? trusting();
+      const kept = own ?? trusting();
+      const opened: boolean[] = [];
+      for (const freshConnection of [true, false, false]) {
+        const began = performance.now();
+        const response = await (freshConnection ? fresh : kept).ping({ ...opts, freshConnection });
+        const took = performance.now() - began;
+        expect(response.statusCode).toBe(200);
+        expect(response.body).toEqual({ message: 'pong' });
+        // The stall happened inside the call: it shows outside the measured duration only.
+        expect(took).toBeGreaterThanOrEqual(BUSY_MS);
+        expect(response.durationMs).toBeLessThan(BUSY_MS);
+        expect(response.phases.processing).toBeLessThan(BUSY_MS);
+        expectConsistent(response);
+        opened.push(response.connectionOpened);
+      }
+      // The third call was timed on a reused connection: its reads were stamped too.
+      expect(opened).toEqual([true, true, false]);
+      expect(server.connections).toBe(2);
+    },
+  );
 
   it('ends a body that runs to the close when the close is read', async () => {
     const server = await serve(async (_req, res) => {
