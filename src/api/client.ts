@@ -743,9 +743,11 @@ class Exchange implements Dispatcher.DispatchHandler {
    * connection is not measured or that read was not this request's.
    */
   #arrival(): number {
-    const now = performance.now();
-    if (this.socket === undefined || this.requestWrittenAt === undefined) return now;
-    return readAt(connectionTimingOf(this.socket), this.requestWrittenAt) ?? now;
+    const read =
+      this.socket !== undefined && this.requestWrittenAt !== undefined
+        ? readAt(connectionTimingOf(this.socket), this.requestWrittenAt)
+        : undefined;
+    return read ?? performance.now();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
