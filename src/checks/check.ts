@@ -286,12 +286,13 @@ export interface Check<
    */
   budgetPriority?: BudgetPriority;
   /**
-   * False when the run's duration is already one of the check's own metrics: the ping's run is
-   * one request, timed by `isa_ping_duration_seconds`, so `isa_check_duration_seconds` has no
-   * `check="ping"` series (a second copy of the same figure, 15 samples per environment).
-   * Default true.
+   * True when a run is one request that the check's own metrics already count and time: the
+   * ping's, counted by `isa_ping_attempts_total` (its result `ok` exactly when the run passes)
+   * and timed by `isa_ping_duration_seconds`. Then `isa_check_runs_total` and
+   * `isa_check_duration_seconds` have no series of the check: they would be second copies of the
+   * same figures, 17 samples per environment. Default false.
    */
-  runDuration?: boolean;
+  ownRunMetrics?: boolean;
   /** The keys `summary` may return, each null in other checks' documents (a stable JSON shape). */
   summaryKeys: readonly string[];
   run(ctx: CheckContext<Config>): Promise<CheckOutcome<Facts>>;

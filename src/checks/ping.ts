@@ -307,8 +307,8 @@ export const pingCheck = defineCheck({
   contractChecks: [],
   // A ping's fire time is part of what it measures: it never queues behind another check's polls.
   budgetPriority: 'first',
-  // One request per run: isa_ping_duration_seconds is the run's duration.
-  runDuration: false,
+  // One request per run: isa_ping_attempts_total counts it, isa_ping_duration_seconds times it.
+  ownRunMetrics: true,
   summaryKeys: ['latency_class', 'connection'],
   async run(ctx) {
     await ctx.acquireBudget();

@@ -98,7 +98,8 @@ export const UNIVERSAL_METRICS = {
     type: 'counter',
     labels: ['environment', 'check', 'outcome'],
     knownValues: { check: CHECK_NAMES, outcome: OUTCOMES },
-    checkScoped: { check: 'name' },
+    // Not the ping's: its run is one request, isa_ping_attempts_total (Check.ownRunMetrics).
+    checkScoped: { check: 'genericRuns' },
   },
   checkDuration: {
     name: 'isa_check_duration_seconds',
@@ -106,8 +107,8 @@ export const UNIVERSAL_METRICS = {
     type: 'histogram',
     labels: ['environment', 'check'],
     knownValues: { check: CHECK_NAMES },
-    // Not the ping's: its run is one request, isa_ping_duration_seconds (Check.runDuration).
-    checkScoped: { check: 'timedRuns' },
+    // Not the ping's: its run is one request, isa_ping_duration_seconds (Check.ownRunMetrics).
+    checkScoped: { check: 'genericRuns' },
     buckets: RUN_BUCKETS,
   },
   requestBudgetWait: {

@@ -61,10 +61,10 @@ export interface MetricDefinition {
 
 /**
  * Which part of a check's declared vocabulary a check-scoped label takes its values from: its name,
- * its name where its run duration is exported (`Check.runDuration`), its operations, its
- * contract checks.
+ * its name where the run metrics common to all checks count and time its runs (not where
+ * `Check.ownRunMetrics`), its operations, its contract checks.
  */
-export type CheckVocabulary = 'name' | 'timedRuns' | 'operations' | 'contractChecks';
+export type CheckVocabulary = 'name' | 'genericRuns' | 'operations' | 'contractChecks';
 
 /**
  * Which part of an environment's configuration an environment-scoped label takes its values from:

@@ -76,9 +76,9 @@ export class Recorder {
       return;
     }
     const check = findCheck(result.check);
-    m.checkRuns.inc({ environment, check: result.check, outcome: result.outcome });
-    // A check whose own metric is its run's duration (the ping) has no series here.
-    if (check?.runDuration !== false) {
+    // A check whose own metrics count and time its runs (the ping) has no series of these two.
+    if (check?.ownRunMetrics !== true) {
+      m.checkRuns.inc({ environment, check: result.check, outcome: result.outcome });
       m.checkDuration.observe({ environment, check: result.check }, result.durationMs / 1000);
     }
     if (result.budgetWaitMs !== undefined && result.budgetWaitMs > 0) {

@@ -287,7 +287,7 @@ export function checkVocabulary(
   const union = (values: string[]) => [...new Set(values)];
   return {
     name: checks.map((check) => check.name),
-    timedRuns: checks.filter((check) => check.runDuration !== false).map((check) => check.name),
+    genericRuns: checks.filter((check) => check.ownRunMetrics !== true).map((check) => check.name),
     operations: union(checks.flatMap((check) => [...check.operations])),
     contractChecks: union(checks.flatMap((check) => [...check.contractChecks])),
   };

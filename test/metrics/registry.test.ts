@@ -17,6 +17,7 @@ import {
   KNOWN_STATUS_CODES,
   OPERATIONS,
   OPERATION_STATUS_CODES,
+  OUTCOMES,
   requestPhases,
 } from '../../src/vocabulary.js';
 import { testEnvironment } from '../support/harness.js';
@@ -221,14 +222,17 @@ describe('createMetrics', () => {
               .filter((l) => l !== 'environment')
               .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
       const environments = def.labels.includes('environment') ? envs.length : 1;
-      // Left out: the ping's run duration (its own isa_ping_duration_seconds), and the skips for
-      // an unwritable ledger of the checks that create no sessions.
+      // Left out: the ping's run count and duration (its own isa_ping_attempts_total and
+      // isa_ping_duration_seconds), and the skips for an unwritable ledger of the checks that
+      // create no sessions.
       const left =
         def === METRICS.checkDuration
           ? environments
-          : def === METRICS.checksSkipped
-            ? environments * CHECK_LIST.filter((c) => c.createsSessions !== true).length
-            : 0;
+          : def === METRICS.checkRuns
+            ? environments * OUTCOMES.length
+            : def === METRICS.checksSkipped
+              ? environments * CHECK_LIST.filter((c) => c.createsSessions !== true).length
+              : 0;
       expect(expected, def.name).toHaveLength(environments * perEnv - left);
       const sampleName = def.type === 'histogram' ? `${def.name}_count` : def.name;
       const samples = (await samplesOf(registry, def.name)).filter(

@@ -1,5 +1,6 @@
 /**
- * The metrics renderer writes what prom-client writes, byte for byte, in both formats, while it
+ * The metrics renderer writes what prom-client writes, byte for byte, in both formats (but for
+ * values in seconds, which it writes to the microsecond), while it
  * keeps the label text of series between scrapes: values that change, series that appear and
  * disappear, a gauge set with its labels in another order, label values that need escaping,
  * default labels, and collected (process) metrics.
@@ -14,11 +15,37 @@ import {
 } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { Recorder } from '../../src/metrics/recorder.js';
-import { MetricsRenderer, type ExpositionFormat } from '../../src/server/exposition.js';
+import {
+  MetricsRenderer,
+  secondsText,
+  type ExpositionFormat,
+} from '../../src/server/exposition.js';
 import { lifecycleResult, pingResult, testMetrics } from '../metrics/fixtures.js';
 
-/** What prom-client renders for `registry` in `format` (on a copy: it renames counters in place). */
+/**
+ * What prom-client renders for `registry` in `format` (on a copy: it renames counters in place),
+ * with every value of a metric in seconds rounded to the microsecond by decimal rounding.
+ */
 async function promClient(
+  registry: Registry<RegistryContentType>,
+  format: ExpositionFormat,
+): Promise<string> {
+  return toMicroseconds(await promClientAsIs(registry, format));
+}
+
+function toMicroseconds(exposition: string): string {
+  return exposition.replace(
+    /^([a-z_:]+_seconds(?:_total|_sum)?)((?:\{.*\})?) (\S+)$/gm,
+    (_line, name: string, labels: string, value: string) => {
+      const n = Number(value);
+      const text =
+        Number.isFinite(n) && !Number.isInteger(n) ? String(Number(n.toFixed(6))) : value;
+      return `${name}${labels} ${text}`;
+    },
+  );
+}
+
+async function promClientAsIs(
   registry: Registry<RegistryContentType>,
   format: ExpositionFormat,
 ): Promise<string> {
@@ -116,8 +143,48 @@ describe('MetricsRenderer', () => {
     );
     recorder.recordResult(pingResult('timeout'));
     recorder.recordResult(lifecycleResult('success'));
-    expect(await renderer.render('prometheus')).toBe(await metrics.registry.metrics());
+    expect(await renderer.render('prometheus')).toBe(
+      await promClient(metrics.registry, 'prometheus'),
+    );
     // An OpenMetrics scrape does not rename the counters of the next text scrape.
     expect(await renderer.render('prometheus')).toContain('# TYPE isa_ping_attempts_total counter');
+  });
+
+  it('writes values in seconds to the microsecond, and every other value as it is', async () => {
+    const { registry, counter, gauge, histogram } = smallRegistry();
+    const renderer = new MetricsRenderer(registry);
+    histogram.observe({ environment: 'prod', phase: 'connect' }, 0.1);
+    histogram.observe({ environment: 'prod', phase: 'connect' }, 0.2);
+    gauge.set({ environment: 'prod', level: 'a' }, 0.001679377999999815);
+    gauge.set({ environment: 'prod', level: 'b' }, 1795696719.598);
+    gauge.set({ environment: 'prod', level: 'c' }, 0.0000004);
+    gauge.set({ environment: 'prod', level: 'd' }, 0.0000005000001);
+    counter.inc({ environment: 'prod', code: '200' }, 0.1);
+    counter.inc({ environment: 'prod', code: '200' }, 0.2);
+    const text = await renderer.render('prometheus');
+    expect(text).toContain('demo_duration_seconds_sum{environment="prod",phase="connect"} 0.3\n');
+    expect(text).toContain('demo_last_seconds{environment="prod",level="a"} 0.001679\n');
+    expect(text).toContain('demo_last_seconds{environment="prod",level="b"} 1795696719.598\n');
+    expect(text).toContain('demo_last_seconds{environment="prod",level="c"} 0\n');
+    expect(text).toContain('demo_last_seconds{environment="prod",level="d"} 0.000001\n');
+    // Not in seconds: written as prom-client writes it, noise and all.
+    expect(text).toContain(`demo_requests_total{environment="prod",code="200"} ${0.1 + 0.2}\n`);
+    expect(0.1 + 0.2).not.toBe(0.3);
+    // The unrounded text is what prom-client writes.
+    expect(await promClientAsIs(registry, 'prometheus')).toContain(
+      'phase="connect"} 0.30000000000000004',
+    );
+  });
+
+  it('never writes a growing sum in seconds smaller than before', () => {
+    let sum = 0;
+    let previous = -1;
+    for (let i = 0; i < 20_000; i++) {
+      sum += 0.000_123_456_7 * ((i % 7) + 1) + 1e-9;
+      const written = Number(secondsText(sum));
+      expect(written).toBeGreaterThanOrEqual(previous);
+      expect(Math.abs(written - sum)).toBeLessThanOrEqual(5e-7);
+      previous = written;
+    }
   });
 });
