@@ -8,6 +8,8 @@
  * pings.
  *
  * Usage: npx tsx bench/exposition.ts [--environments 1000] [--rounds 9] [--checks ping]
+ *          [--pings 1]          (pings recorded per environment first: 1440 is a day at 60 s,
+ *                                whose counters have more digits than a fresh start's)
  *          [--confirm on|off]   (confirmation pings; on, the default at 60 s pings)
  *          [--base-url URL]     (every environment's; its scheme and host decide the phase series:
  *                                https://api.example.com is the real API's shape)
@@ -26,6 +28,7 @@ const { values } = parseArgs({
   options: {
     environments: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '9' },
+    pings: { type: 'string', default: '1' },
     checks: { type: 'string', default: 'ping' },
     confirm: { type: 'string', default: 'on' },
     'base-url': { type: 'string', default: 'http://127.0.0.1:9' },
@@ -84,7 +87,9 @@ const PHASE_MS: Partial<Record<Phase, number>> = {
 };
 let pingsRecorded = 0;
 function ping(environment: string): void {
-  const durationMs = 40 + (pingsRecorded++ % 50);
+  // Fractions of a millisecond, as clock readings give them (their sums carry binary noise).
+  const fraction = (pingsRecorded * 0.618_033_988_749) % 1;
+  const durationMs = 40 + (pingsRecorded++ % 50) + fraction;
   const result: CheckResult = {
     check: 'ping',
     environment,
@@ -97,7 +102,9 @@ function ping(environment: string): void {
     facts: {
       result: 'ok',
       durationMs,
-      phases: Object.fromEntries(phases.map((phase) => [phase, PHASE_MS[phase] ?? durationMs - 2])),
+      phases: Object.fromEntries(
+        phases.map((phase) => [phase, (PHASE_MS[phase] ?? durationMs - 2) + fraction / 10]),
+      ),
       connectionOpened: true,
       up: true,
       latencyClass: 'expected',
@@ -108,12 +115,22 @@ function ping(environment: string): void {
   };
   recorder.recordResult(result);
 }
-for (const name of names) ping(name);
+const pingsFirst = Number(values.pings);
+if (!(Number.isInteger(pingsFirst) && pingsFirst >= 1))
+  throw new Error('--pings: a whole number ≥ 1');
+for (let i = 0; i < pingsFirst; i++) for (const name of names) ping(name);
 
+/** The monitor's own samples; values in seconds to the microsecond, as the renderer writes them. */
 const own = (exposition: string) =>
   exposition
     .split('\n')
     .filter((line) => line.includes('isa_'))
+    .map((line) => {
+      const [, head, value] = /^(\S*_seconds(?:_total|_sum)?(?:\{.*\})? )(\S+)$/.exec(line) ?? [];
+      const n = Number(value);
+      if (head === undefined || !Number.isFinite(n) || Number.isInteger(n)) return line;
+      return `${head}${Number(n.toFixed(6))}`;
+    })
     .join('\n');
 const renderer = new MetricsRenderer(metrics.registry);
 const times = { promClient: [] as number[], renderer: [] as number[], first: 0 };
@@ -159,7 +176,7 @@ const out = (s: string) => process.stdout.write(`${s}\n`);
 out(
   `exposition: ${n} environments (${checks.join(', ')}; confirmation pings ${values.confirm}; ` +
     `base URL ${values['base-url']}), ` +
-    `${rounds} rounds, node ${process.version}`,
+    `${pingsFirst} ping(s) per environment first, ${rounds} rounds, node ${process.version}`,
 );
 out(
   `size: ${(text.length / 1e6).toFixed(2)} MB, ${samples.length} samples ` +
