@@ -15,7 +15,9 @@
  *            other 15 minutes), once every check has run once (up to 15 minutes after start-up;
  *            a first run compiles its check's code, a one-off cost printed apart): amortised CPU
  *            per check run (every check run is a probe), split by thread (main, measurement
- *            worker, helpers), RSS steady and peak.
+ *            worker, helpers), RSS steady and peak; and blackbox_exporter probing the same
+ *            simulator every 30 s (two environments' 60 s pings) in the same window: its CPU per
+ *            probe, the reference for how much this machine charges code that runs that seldom.
  *   scale    isa-monitor alone with --environments N (default 1000) pinging every --interval
  *            (default 60s): start-up time, fire-time lateness p50/p99, /metrics size and render
  *            time, /api/status size and time, RSS steady and peak, missed and skipped runs.
@@ -700,6 +702,25 @@ async function defaultSchedule(): Promise<void> {
   const pids = daemons.map((d) => d.daemon.child.pid!);
   const started = pids.map(threadCpuMs);
   const warmupStart = performance.now();
+  // blackbox_exporter beside them, probing the same simulator as two environments pinged every
+  // 60 s would, 30 s apart: CPU a probe costs at this spacing, on this machine, in this run. Code
+  // that runs once a minute runs cold (caches, tiering), so a figure from one day is comparable
+  // only to the reference's in the same run.
+  const blackbox = await startBlackbox();
+  const probeUrl = `${blackbox.url}/probe?module=ping&target=${encodeURIComponent(`${simulator}/env/blackbox/ping`)}`;
+  let probing = true;
+  let probes = 0;
+  let probesFailed = 0;
+  const driveBlackbox = (async () => {
+    while (probing) {
+      const text = await (await fetch(probeUrl)).text();
+      probes++;
+      if (metricValue(text, 'probe_success') !== 1) probesFailed++;
+      for (const until = performance.now() + 30_000; probing && performance.now() < until;) {
+        await sleep(Math.min(1000, until - performance.now()));
+      }
+    }
+  })();
   await sleep(IDLE_WARMUP_MS);
   await Promise.all(
     daemons.map((d) =>
@@ -713,17 +734,22 @@ async function defaultSchedule(): Promise<void> {
   await sleep(10_000);
   const warmupSeconds = (performance.now() - warmupStart) / 1000;
   const threads0 = pids.map(threadCpuMs);
+  const bb0 = { cpu: sumValues(threadCpuMs(blackbox.child.pid!)), probes };
   const logsBefore = daemons.map((d) => d.daemon.logs.length);
   const window = sleep(seconds * 1000);
   const mem = await Promise.all(pids.map((pid) => watchMemory(pid, window)));
   const threads1 = pids.map(threadCpuMs);
+  const bb1 = { cpu: sumValues(threadCpuMs(blackbox.child.pid!)), probes };
+  probing = false;
+  await driveBlackbox;
   line(
     `default schedule: ${seconds} s, 2 environments, 60 s pings, 5 min lifecycle, 15 min providers and coverage`,
   );
-  const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
   line(
     `warm-up: ${warmupSeconds.toFixed(0)} s after start-up, until every check had run once; its CPU, ms: ` +
-      daemons.map((d, i) => `${d.build} ${fmt(sum(threads0[i]!) - sum(started[i]!))}`).join(', '),
+      daemons
+        .map((d, i) => `${d.build} ${fmt(sumValues(threads0[i]!) - sumValues(started[i]!))}`)
+        .join(', '),
   );
   const rows = daemons.map((d, i) => {
     // Every check run is a probe: the providers and coverage checks are on by default too (every
@@ -768,6 +794,22 @@ async function defaultSchedule(): Promise<void> {
     'CPU by thread (schedstat run time): main, the measurement worker, and the rest (V8 ' +
       'platform threads: GC and compilation; the libuv pool: file system)',
   );
+  const bbProbes = bb1.probes - bb0.probes;
+  const bbCpu = bb1.cpu - bb0.cpu;
+  line(
+    `blackbox_exporter in the same window: ${bbProbes} probes of the simulator's ping, one every ` +
+      `30 s (${probesFailed} failed in the whole run), CPU ${fmt(bbCpu)} ms, ` +
+      `${fmt(bbCpu / Math.max(1, bbProbes))} ms per probe; isa-monitor's CPU per run over ` +
+      `blackbox_exporter's per probe: ` +
+      rows
+        .map((row) => `${row[0]} ${(Number(row[7]) / (bbCpu / Math.max(1, bbProbes))).toFixed(1)}×`)
+        .join(', ') +
+      ' (a lifecycle run is some 20 requests, a probe one)',
+  );
+}
+
+function sumValues(m: Map<number, number>): number {
+  return [...m.values()].reduce((a, b) => a + b, 0);
 }
 
 /**
