@@ -1,9 +1,9 @@
 /**
  * The metrics renderer writes what prom-client writes, byte for byte, in both formats (but for
- * values in seconds, which it writes to the microsecond), while it
- * keeps the label text of series between scrapes: values that change, series that appear and
- * disappear, a gauge set with its labels in another order, label values that need escaping,
- * default labels, and collected (process) metrics.
+ * values in seconds, which it writes to the microsecond), while it keeps the label text of series
+ * between scrapes: values that change, series that appear and disappear, a gauge set with its
+ * labels in another order, label values that need escaping, default labels, and collected
+ * (process) metrics.
  */
 import {
   Counter,
