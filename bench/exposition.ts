@@ -23,6 +23,7 @@ import { Recorder } from '../src/metrics/recorder.js';
 import { createMetrics, metricsEnvironmentOf } from '../src/metrics/registry.js';
 import { MetricsRenderer } from '../src/server/exposition.js';
 import { requestPhases, type Phase } from '../src/vocabulary.js';
+import { toMicroseconds } from '../test/support/microseconds.js';
 
 const { values } = parseArgs({
   options: {
@@ -122,15 +123,9 @@ for (let i = 0; i < pingsFirst; i++) for (const name of names) ping(name);
 
 /** The monitor's own samples; values in seconds to the microsecond, as the renderer writes them. */
 const own = (exposition: string) =>
-  exposition
+  toMicroseconds(exposition)
     .split('\n')
     .filter((line) => line.includes('isa_'))
-    .map((line) => {
-      const [, head, value] = /^(\S*_seconds(?:_total|_sum)?(?:\{.*\})? )(\S+)$/.exec(line) ?? [];
-      const n = Number(value);
-      if (head === undefined || !Number.isFinite(n) || Number.isInteger(n)) return line;
-      return `${head}${Number(n.toFixed(6))}`;
-    })
     .join('\n');
 const renderer = new MetricsRenderer(metrics.registry);
 const times = { promClient: [] as number[], renderer: [] as number[], first: 0 };

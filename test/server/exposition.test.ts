@@ -21,6 +21,7 @@ import {
   type ExpositionFormat,
 } from '../../src/server/exposition.js';
 import { lifecycleResult, pingResult, testMetrics } from '../metrics/fixtures.js';
+import { toMicroseconds } from '../support/microseconds.js';
 
 /**
  * What prom-client renders for `registry` in `format` (on a copy: it renames counters in place),
@@ -31,18 +32,6 @@ async function promClient(
   format: ExpositionFormat,
 ): Promise<string> {
   return toMicroseconds(await promClientAsIs(registry, format));
-}
-
-function toMicroseconds(exposition: string): string {
-  return exposition.replace(
-    /^([a-z_:]+_seconds(?:_total|_sum)?)((?:\{.*\})?) (\S+)$/gm,
-    (_line, name: string, labels: string, value: string) => {
-      const n = Number(value);
-      const text =
-        Number.isFinite(n) && !Number.isInteger(n) ? String(Number(n.toFixed(6))) : value;
-      return `${name}${labels} ${text}`;
-    },
-  );
 }
 
 async function promClientAsIs(
