@@ -751,6 +751,7 @@ async function defaultSchedule(): Promise<void> {
         .map((d, i) => `${d.build} ${fmt(sumValues(threads0[i]!) - sumValues(started[i]!))}`)
         .join(', '),
   );
+  const perRun: number[] = [];
   const rows = daemons.map((d, i) => {
     // Every check run is a probe: the providers and coverage checks are on by default too (every
     // 15 min), and their CPU is in the window whether or not they are counted.
@@ -761,6 +762,7 @@ async function defaultSchedule(): Promise<void> {
     const count = (check: string) => runs.filter((l) => l?.['check'] === check).length;
     const split = splitThreads(threads0[i]!, threads1[i]!, pids[i]!);
     const total = split.main + split.worker + split.helpers;
+    perRun.push(total / Math.max(1, runs.length));
     return [
       d.build,
       String(runs.length),
@@ -769,7 +771,7 @@ async function defaultSchedule(): Promise<void> {
       fmt(split.main),
       fmt(split.worker),
       fmt(split.helpers),
-      fmt(total / Math.max(1, runs.length)),
+      fmt(perRun[i]!),
       fmt(mem[i]!.steady),
       fmt(mem[i]!.peak),
     ];
@@ -796,15 +798,14 @@ async function defaultSchedule(): Promise<void> {
   );
   const bbProbes = bb1.probes - bb0.probes;
   const bbCpu = bb1.cpu - bb0.cpu;
+  const bbPerProbe = bbCpu / Math.max(1, bbProbes);
   line(
     `blackbox_exporter in the same window: ${bbProbes} probes of the simulator's ping, one every ` +
       `30 s (${probesFailed} failed in the whole run), CPU ${fmt(bbCpu)} ms, ` +
-      `${fmt(bbCpu / Math.max(1, bbProbes))} ms per probe; isa-monitor's CPU per run over ` +
+      `${fmt(bbPerProbe)} ms per probe; isa-monitor's CPU per run over ` +
       `blackbox_exporter's per probe: ` +
-      rows
-        .map((row) => `${row[0]} ${(Number(row[7]) / (bbCpu / Math.max(1, bbProbes))).toFixed(1)}×`)
-        .join(', ') +
-      ' (a lifecycle run is some 20 requests, a probe one)',
+      daemons.map((d, i) => `${d.build} ${(perRun[i]! / bbPerProbe).toFixed(1)}×`).join(', ') +
+      ' (a lifecycle run is several requests, a probe one)',
   );
 }
 
