@@ -51,9 +51,9 @@ export interface Daemon {
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { config, logger } = opts;
   // The measurement thread starts first: its start-up (modules, environments, one cron task per
-  // environment and check) runs on the other core while this thread builds the registry and
-  // binds the server. Its events wait for `deliver`, which is set below, before this function
-  // first yields, so none can arrive early.
+  // interval) runs on the other core while this thread builds the registry and binds the server.
+  // Its events wait for `deliver`, which is set below, before this function first yields, so none
+  // can arrive early.
   let deliver: (event: MeasurementEvent) => void = () => {};
   const measurementStarted = startMeasurement(
     { config, userAgent: `isa-monitor/${opts.build.version}` },

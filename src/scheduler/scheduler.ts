@@ -7,10 +7,15 @@
  * the offset under a second (without it, at 1000 environments on 60 s pings some 17 runs would
  * start in the same millisecond of every second, one after another, and the last of them
  * measurably late), and a cron tick itself comes a millisecond or more after its second (node-cron
- * sleeps with a whole-millisecond timer, then runs its own bookkeeping). So the cron expression
- * names the whole second one second before the run is due, and the tick arms a timer of its own:
- * it wakes `FIRE_LEAD_MS` before the instant, prepares (`SchedulerOptions.prepare`, then the run's
- * set-up), and the run's first request goes out at the instant (`RunOptions.startAt`).
+ * sleeps with a whole-millisecond timer, then runs its own bookkeeping). So each interval has one
+ * node-cron task, ticking on the last whole second of each of its periods (`59 * * * * *` for 60 s),
+ * and that tick arms a timer of its own for every run of the interval in the coming period: it
+ * wakes `FIRE_LEAD_MS` before the run's instant, prepares (`SchedulerOptions.prepare`, then the
+ * run's set-up), and the run's first request goes out at the instant (`RunOptions.startAt`).
+ * One task per interval, not per run: a node-cron tick is a search for the next matching date and
+ * several promises, some 10-15 ms of CPU at once a minute on a small machine (code that runs that
+ * seldom runs cold; bench/README.md, "One cron task per interval"), and a daemon with two
+ * environments then ticks once a minute for its pings instead of twice.
  *
  * A check with follow-up runs (`Check.followUp`, e.g. confirmation pings) also gets one
  * `FollowUpSequence` per environment: a scheduled result that starts one arms a timer, and each
@@ -53,8 +58,15 @@ export interface SchedulerOptions {
  */
 export const FIRE_LEAD_MS = 10;
 
-/** How far ahead of a run's instant its cron tick comes: the whole second before it. */
+/** How far ahead of its period an interval's cron tick comes: the last whole second before it. */
 const TICK_AHEAD_MS = 1_000;
+
+/** One scheduled check in one environment, and its start offset inside its interval, ms. */
+interface Run {
+  env: EnvironmentRuntime;
+  check: AnyCheck;
+  offsetMs: number;
+}
 
 /** One check's follow-up runs in one environment. */
 interface FollowUpState {
@@ -84,7 +96,8 @@ export interface ScheduledTaskInfo {
   cron: string;
   /**
    * The task's start offset inside its interval, ms: the runs are due at `k × interval + offsetMs`.
-   * `cron` names the whole second before each (see the module comment).
+   * `cron` is the interval's task, shared by every run of that interval: it ticks on the last whole
+   * second of each period and arms the period's runs (see the module comment).
    */
   offsetMs: number;
 }
@@ -102,28 +115,26 @@ export class Scheduler {
   constructor(private readonly opts: SchedulerOptions) {}
 
   /**
-   * Creates and starts the tasks: one node-cron task per distinct expression, ticking every run
-   * that shares it. At 1000 environments on 60 s pings that is at most 60 tasks instead of 1000:
-   * node-cron parses its expression and works out the next date, with time-zone arithmetic, per
-   * task at start and at every firing, which at one task per run was the largest part of the
-   * start-up (bench/README.md, scale mode).
+   * Creates and starts the tasks: one node-cron task per interval, arming every run of that
+   * interval for the period after its tick. At 1000 environments on 60 s pings that is one task
+   * instead of 1000: node-cron works out the next matching date per task at start and at every
+   * tick, which at one task per run was the largest part of the start-up (bench/README.md, scale
+   * mode).
    */
   start(): void {
     const random = this.opts.random ?? Math.random;
-    const byCron = new Map<string, Array<(slotMs: number) => void>>();
-    const firsts: Array<{ env: EnvironmentRuntime; check: AnyCheck; offsetMs: number }> = [];
+    const byInterval = new Map<number, Run[]>();
     for (const env of this.opts.environments) {
       for (const check of this.opts.checks) {
         if (!env.enabled(check)) continue;
         const interval = env.intervalFor(check);
         const offsetMs = Math.floor(random() * interval);
-        const cron = cronWithOffset(interval, offsetMs - TICK_AHEAD_MS);
+        const cron = cronWithOffset(interval, -TICK_AHEAD_MS);
         if (cron === null) throw new Error(`interval ${interval} ms cannot be scheduled by cron`);
-        const ticks = byCron.get(cron) ?? [];
-        ticks.push((slotMs) => this.tick(env, check, offsetMs, slotMs));
-        byCron.set(cron, ticks);
+        const runs = byInterval.get(interval) ?? [];
+        runs.push({ env, check, offsetMs });
+        byInterval.set(interval, runs);
         this.schedule.push({ environment: env.name, check: check.name, cron, offsetMs });
-        firsts.push({ env, check, offsetMs });
         const policy = check.followUp?.policy(env.section(check));
         if (policy) {
           const sequence = new FollowUpSequence(policy);
@@ -132,31 +143,26 @@ export class Scheduler {
         }
       }
     }
-    // node-cron's first tick comes on a whole second after the one at hand, for the run a second
-    // after it; a run due before that gets its timer here.
     const wallNow = Date.now();
-    const firstTicked = Math.floor(wallNow / 1000) * 1000 + 2 * TICK_AHEAD_MS;
-    for (const { env, check, offsetMs } of firsts) {
-      const interval = env.intervalFor(check);
-      const first = nextFireAt(wallNow + FIRE_LEAD_MS, interval, offsetMs);
-      const armedNow = first < nextFireAt(firstTicked, interval, offsetMs);
-      // A run armed later by its tick is reserved now; arming one reserves the run after it.
-      this.reserve(env, check, first);
-      if (armedNow) this.arm(env, check, first);
-    }
-    for (const [cron, ticks] of byCron) {
-      const task = createTask(cron, (context) => {
-        const slotMs = context.date.getTime();
-        for (const tick of ticks) tick(slotMs);
+    for (const [interval, runs] of byInterval) {
+      const task = createTask(cronWithOffset(interval, -TICK_AHEAD_MS)!, (context) => {
+        const periodStart = context.date.getTime() + TICK_AHEAD_MS;
+        for (const run of runs) this.arm(run.env, run.check, periodStart + run.offsetMs);
       });
+      // The first tick, as node-cron finds it when started just below (the next matching second
+      // after this one, in its time zone). Runs due before the period it arms get their timers
+      // now: as many as fall before it, two for a run late in its period started just before.
+      const firstArmed = task.getNextRuns(1)[0]!.getTime() + TICK_AHEAD_MS;
+      for (const { env, check, offsetMs } of runs) {
+        const due = firstArmed + offsetMs;
+        let first = due - interval * Math.floor((due - (wallNow + FIRE_LEAD_MS)) / interval);
+        // Reserved now: the first run; arming a run reserves the one after it.
+        this.reserve(env, check, first);
+        for (; first < firstArmed; first += interval) this.arm(env, check, first);
+      }
       this.tasks.push(task);
       void task.start();
     }
-  }
-
-  /** A cron tick for the whole second `slotMs`, one second before the run it is for. */
-  private tick(env: EnvironmentRuntime, check: AnyCheck, offsetMs: number, slotMs: number): void {
-    this.arm(env, check, slotMs + TICK_AHEAD_MS + (offsetMs % 1000));
   }
 
   /**
@@ -169,7 +175,7 @@ export class Scheduler {
 
   /**
    * Wakes `FIRE_LEAD_MS` before `dueAt` (wall clock, ms), prepares, and fires for `dueAt`; and
-   * reserves the budget for the run after it (the one its own arming will not reach in time).
+   * reserves the budget for the run after it (armed by the next tick, at most a period ahead).
    */
   private arm(env: EnvironmentRuntime, check: AnyCheck, dueAt: number): void {
     this.reserve(env, check, dueAt + env.intervalFor(check));

@@ -170,18 +170,20 @@ describe('Scheduler', () => {
       { random: () => 0.5123, intervalMs: 15_000 },
       recordReservations(reserved),
     );
-    // The lifecycle (disabled here) reserves nothing: it is not a `first` check.
+    // The lifecycle (disabled here) reserves nothing: it is not a `first` check. The interval's
+    // task ticks at second 14 of every 15, arming the period after it.
     expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
       '2026-01-01T12:00:07.684Z', // at start: the first ping
-      '2026-01-01T12:00:22.684Z', // at the 07.684 tick: the one after it
-      '2026-01-01T12:00:37.684Z', // at the 22.684 tick
+      '2026-01-01T12:00:22.684Z', // at start, arming 07.684 (before the first tick's period)
+      '2026-01-01T12:00:37.684Z', // at the tick at 14, arming 22.684
+      '2026-01-01T12:00:52.684Z', // at the tick at 29, arming 37.684
     ]);
   });
 
   it('reserves the budget for the run after one due before the first cron tick', async () => {
     const reserved: number[] = [];
-    // Started at 07.000 for a run at 07.684: its cron tick (second 6) has passed, so the run gets
-    // its timer at start, and the tick at 21 is for the run at 22.684.
+    // Started at 07.000 for a run at 07.684: before the period the first tick (second 14) arms, so
+    // the run gets its timer at start, and the tick at 14 is for the run at 22.684.
     const { starts } = await onFakeClock(
       '2026-01-01T12:00:07.000Z',
       31_000,
@@ -196,20 +198,47 @@ describe('Scheduler', () => {
     expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
       '2026-01-01T12:00:07.684Z', // at start: the first ping
       '2026-01-01T12:00:22.684Z', // at start: the one after it
-      '2026-01-01T12:00:37.684Z', // at the tick for 22.684
-      '2026-01-01T12:00:52.684Z', // at the tick for 37.684
+      '2026-01-01T12:00:37.684Z', // at the tick at 14, for 22.684
+      '2026-01-01T12:00:52.684Z', // at the tick at 29, for 37.684
+    ]);
+  });
+
+  it('arms at start every run due before the first tick, two for one late in its period', async () => {
+    const reserved: number[] = [];
+    // 14.901 s into a 15 s interval, started at 14.500: the tick at second 14 has gone by, so the
+    // first is at 29 and arms the period from 30; the runs at 14.901 and 29.901 come before it.
+    const { starts } = await onFakeClock(
+      '2026-01-01T12:00:14.500Z',
+      32_000,
+      { random: () => 0.99341, intervalMs: 15_000 },
+      recordReservations(reserved),
+    );
+    expect(starts).toEqual([
+      '2026-01-01T12:00:14.901Z',
+      '2026-01-01T12:00:29.901Z',
+      '2026-01-01T12:00:44.901Z',
+    ]);
+    // Each run reserved once: the first at start, every later one by the arming of the one
+    // before it (at start for 14.901 and 29.901, at the ticks at 29 and 44 for the next two).
+    expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
+      '2026-01-01T12:00:14.901Z',
+      '2026-01-01T12:00:29.901Z',
+      '2026-01-01T12:00:44.901Z',
+      '2026-01-01T12:00:59.901Z',
+      '2026-01-01T12:01:14.901Z',
     ]);
   });
 
   it('fires at its fixed start offset inside the interval, to the millisecond', async () => {
-    // 0.5123 of a 15 s interval: 7684 ms. cron fires at second 6 of every 15, a second ahead;
-    // each tick then arms a timer for 7.684 s, so many environments spread across the second.
+    // 0.5123 of a 15 s interval: 7684 ms. The interval's task ticks at second 14 of every 15, a
+    // second before each period, and arms a timer for 7.684 s into it, so many environments
+    // spread across the second.
     const { schedule, starts } = await onFakeClock('2026-01-01T12:00:00.000Z', 40_000, {
       random: () => 0.5123,
       intervalMs: 15_000,
     });
     expect(schedule).toEqual([
-      { environment: 'production', check: 'ping', cron: '6-59/15 * * * * *', offsetMs: 7684 },
+      { environment: 'production', check: 'ping', cron: '14-59/15 * * * * *', offsetMs: 7684 },
     ]);
     expect(starts).toEqual([
       '2026-01-01T12:00:07.684Z',
@@ -233,13 +262,12 @@ describe('Scheduler', () => {
     ]);
   });
 
-  it('fires environments that share a cron expression each at its own offset', async () => {
+  it('fires environments that share an interval, from one task, each at its own offset', async () => {
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
     });
     vi.setSystemTime(new Date('2026-01-01T12:00:00.000Z'));
-    // Of a 10 s interval: 3.25 s and 3.9 s share second 3, so their ticks share second 2 (one cron
-    // task); 7.1 s has its own.
+    // Of a 10 s interval: one task, ticking at second 9 of every 10, arms all three.
     const fractions = [0.325, 0.39, 0.71];
     const runtimes = await Promise.all(
       ['a', 'b', 'c'].map(async (name) => {
@@ -263,9 +291,9 @@ describe('Scheduler', () => {
     });
     scheduler.start();
     expect(scheduler.schedule.map((s) => [s.environment, s.cron, s.offsetMs])).toEqual([
-      ['a', '2-59/10 * * * * *', 3250],
-      ['b', '2-59/10 * * * * *', 3900],
-      ['c', '6-59/10 * * * * *', 7100],
+      ['a', '9-59/10 * * * * *', 3250],
+      ['b', '9-59/10 * * * * *', 3900],
+      ['c', '9-59/10 * * * * *', 7100],
     ]);
     for (let elapsed = 0; elapsed < 20_000; elapsed += 1_000) {
       await vi.advanceTimersByTimeAsync(1_000);
