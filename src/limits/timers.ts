@@ -99,8 +99,11 @@ export function deadline(ms: number, outer?: AbortSignal): Deadline {
     },
     Math.min(Math.max(0, ms), MAX_TIMER_MS),
   );
-  // As `AbortSignal.timeout`: a deadline alone does not keep the process alive.
-  timer.unref();
+  // Not unref'd, unlike `AbortSignal.timeout`'s: Node keeps the timer list of a cleared unref'd
+  // timer (expecting another of that duration soon), so the thread would still wake when the
+  // released deadline would have passed; at 60 s pings that was two wake-ups a run, 11 and 15 s
+  // after it, some milliseconds of CPU each (bench/README.md, "Wake-ups for released
+  // deadlines"). Every deadline is released when its work ends, so none holds a process open.
   if (outer?.aborted) onOuterAbort();
   else outer?.addEventListener('abort', onOuterAbort, { once: true });
   return {
