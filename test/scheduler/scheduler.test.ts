@@ -161,18 +161,24 @@ describe('Scheduler', () => {
     };
   }
 
-  it('reserves the request budget for every coming ping, from start and on each tick', async () => {
+  /** Runs a 15 s ping from `startIso` for `ms` at offset `fraction`: its starts and reservations. */
+  async function reservingRuns(startIso: string, ms: number, fraction: number) {
     const reserved: number[] = [];
-    // 0.5123 of a 15 s interval: fires at 7.684 s past every 15 s.
-    await onFakeClock(
-      '2026-01-01T12:00:00.300Z',
-      31_000,
-      { random: () => 0.5123, intervalMs: 15_000 },
+    const { starts } = await onFakeClock(
+      startIso,
+      ms,
+      { random: () => fraction, intervalMs: 15_000 },
       recordReservations(reserved),
     );
+    return { starts, reserved: reserved.map((t) => new Date(t).toISOString()) };
+  }
+
+  it('reserves the request budget for every coming ping, from start and on each tick', async () => {
+    // 0.5123 of a 15 s interval: fires at 7.684 s past every 15 s.
+    const { reserved } = await reservingRuns('2026-01-01T12:00:00.300Z', 31_000, 0.5123);
     // The lifecycle (disabled here) reserves nothing: it is not a `first` check. The interval's
     // task ticks at second 14 of every 15, arming the period after it.
-    expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
+    expect(reserved).toEqual([
       '2026-01-01T12:00:07.684Z', // at start: the first ping
       '2026-01-01T12:00:22.684Z', // at start, arming 07.684 (before the first tick's period)
       '2026-01-01T12:00:37.684Z', // at the tick at 14, arming 22.684
@@ -180,53 +186,33 @@ describe('Scheduler', () => {
     ]);
   });
 
-  it('reserves the budget for the run after one due before the first cron tick', async () => {
-    const reserved: number[] = [];
-    // Started at 07.000 for a run at 07.684: before the period the first tick (second 14) arms, so
-    // the run gets its timer at start, and the tick at 14 is for the run at 22.684.
-    const { starts } = await onFakeClock(
-      '2026-01-01T12:00:07.000Z',
-      31_000,
-      { random: () => 0.5123, intervalMs: 15_000 },
-      recordReservations(reserved),
-    );
-    expect(starts).toEqual([
-      '2026-01-01T12:00:07.684Z',
-      '2026-01-01T12:00:22.684Z',
-      '2026-01-01T12:00:37.684Z',
-    ]);
-    expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
-      '2026-01-01T12:00:07.684Z', // at start: the first ping
-      '2026-01-01T12:00:22.684Z', // at start: the one after it
-      '2026-01-01T12:00:37.684Z', // at the tick at 14, for 22.684
-      '2026-01-01T12:00:52.684Z', // at the tick at 29, for 37.684
-    ]);
-  });
-
-  it('arms at start every run due before the first tick, two for one late in its period', async () => {
-    const reserved: number[] = [];
-    // 14.901 s into a 15 s interval, started at 14.500: the tick at second 14 has gone by, so the
-    // first is at 29 and arms the period from 30; the runs at 14.901 and 29.901 come before it.
-    const { starts } = await onFakeClock(
-      '2026-01-01T12:00:14.500Z',
-      32_000,
-      { random: () => 0.99341, intervalMs: 15_000 },
-      recordReservations(reserved),
-    );
-    expect(starts).toEqual([
-      '2026-01-01T12:00:14.901Z',
-      '2026-01-01T12:00:29.901Z',
-      '2026-01-01T12:00:44.901Z',
-    ]);
-    // Each run reserved once: the first at start, every later one by the arming of the one
-    // before it (at start for 14.901 and 29.901, at the ticks at 29 and 44 for the next two).
-    expect(reserved.map((t) => new Date(t).toISOString())).toEqual([
-      '2026-01-01T12:00:14.901Z',
-      '2026-01-01T12:00:29.901Z',
-      '2026-01-01T12:00:44.901Z',
-      '2026-01-01T12:00:59.901Z',
-      '2026-01-01T12:01:14.901Z',
-    ]);
+  // Each run is reserved once: the first at start, every later one when the run before it is armed.
+  it.each([
+    {
+      name: 'reserves the budget for the run after one due before the first cron tick',
+      // Started at 07.000 for a run at 07.684: before the period the first tick (second 14) arms,
+      // so the run gets its timer at start (reserving 22.684), and the tick at 14 is for 22.684.
+      startIso: '2026-01-01T12:00:07.000Z',
+      ms: 31_000,
+      fraction: 0.5123,
+      starts: ['12:00:07.684', '12:00:22.684', '12:00:37.684'],
+      reserved: ['12:00:07.684', '12:00:22.684', '12:00:37.684', '12:00:52.684'],
+    },
+    {
+      name: 'arms at start every run due before the first tick, two for one late in its period',
+      // 14.901 s into a 15 s interval, started at 14.500: the tick at second 14 has gone by, so
+      // the first is at 29 and arms the period from 30; 14.901 and 29.901 are armed at start.
+      startIso: '2026-01-01T12:00:14.500Z',
+      ms: 32_000,
+      fraction: 0.99341,
+      starts: ['12:00:14.901', '12:00:29.901', '12:00:44.901'],
+      reserved: ['12:00:14.901', '12:00:29.901', '12:00:44.901', '12:00:59.901', '12:01:14.901'],
+    },
+  ])('$name', async ({ startIso, ms, fraction, starts, reserved }) => {
+    const runs = await reservingRuns(startIso, ms, fraction);
+    const iso = (times: string[]) => times.map((t) => `2026-01-01T${t}Z`);
+    expect(runs.starts).toEqual(iso(starts));
+    expect(runs.reserved).toEqual(iso(reserved));
   });
 
   it('fires at its fixed start offset inside the interval, to the millisecond', async () => {
