@@ -13,7 +13,7 @@
  * wakes `FIRE_LEAD_MS` before the run's instant, prepares (`SchedulerOptions.prepare`, then the
  * run's set-up), and the run's first request goes out at the instant (`RunOptions.startAt`).
  * One task per interval, not per run: a node-cron tick is a search for the next matching date and
- * several promises, some 10-15 ms of CPU at once a minute on a small machine (code that runs that
+ * several promises, some 10-25 ms of CPU at once a minute on a small machine (code that runs that
  * seldom runs cold; bench/README.md, "One cron task per interval"), and a daemon with two
  * environments then ticks once a minute for its pings instead of twice.
  *
@@ -123,7 +123,7 @@ export class Scheduler {
    */
   start(): void {
     const random = this.opts.random ?? Math.random;
-    const byInterval = new Map<number, Run[]>();
+    const byInterval = new Map<number, { cron: string; runs: Run[] }>();
     for (const env of this.opts.environments) {
       for (const check of this.opts.checks) {
         if (!env.enabled(check)) continue;
@@ -131,9 +131,9 @@ export class Scheduler {
         const offsetMs = Math.floor(random() * interval);
         const cron = cronWithOffset(interval, -TICK_AHEAD_MS);
         if (cron === null) throw new Error(`interval ${interval} ms cannot be scheduled by cron`);
-        const runs = byInterval.get(interval) ?? [];
-        runs.push({ env, check, offsetMs });
-        byInterval.set(interval, runs);
+        const task = byInterval.get(interval) ?? { cron, runs: [] };
+        task.runs.push({ env, check, offsetMs });
+        byInterval.set(interval, task);
         this.schedule.push({ environment: env.name, check: check.name, cron, offsetMs });
         const policy = check.followUp?.policy(env.section(check));
         if (policy) {
@@ -144,11 +144,18 @@ export class Scheduler {
       }
     }
     const wallNow = Date.now();
-    for (const [interval, runs] of byInterval) {
-      const task = createTask(cronWithOffset(interval, -TICK_AHEAD_MS)!, (context) => {
-        const periodStart = context.date.getTime() + TICK_AHEAD_MS;
-        for (const run of runs) this.arm(run.env, run.check, periodStart + run.offsetMs);
-      });
+    for (const [interval, { cron, runs }] of byInterval) {
+      const task = createTask(
+        cron,
+        (context) => {
+          const periodStart = context.date.getTime() + TICK_AHEAD_MS;
+          for (const run of runs) this.arm(run.env, run.check, periodStart + run.offsetMs);
+        },
+        // A tick that comes late (a thread held up for more than node-cron's default second)
+        // still arms its period, whose runs then start late or on time, instead of being dropped
+        // with all of the interval's runs in it; one a whole period late is the next tick's.
+        { missedExecutionTolerance: interval - 1 },
+      );
       // The first tick, as node-cron finds it when started just below (the next matching second
       // after this one, in its time zone). Runs due before the period it arms get their timers
       // now: as many as fall before it, two for a run late in its period started just before.

@@ -114,6 +114,8 @@ describe('Scheduler', () => {
     ms: number,
     options: Parameters<typeof setUp>[1],
     beforeStart: (runtime: EnvironmentRuntime) => void = () => {},
+    /** Called before each second is run (e.g. to step the clock). */
+    eachSecond: () => void = () => {},
   ) {
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
@@ -126,6 +128,7 @@ describe('Scheduler', () => {
     // session ledger, which is file I/O on the real clock, and a run still settling would turn the
     // next tick into an overlap skip.
     for (let elapsed = 0; elapsed < ms; elapsed += 1_000) {
+      eachSecond();
       await vi.advanceTimersByTimeAsync(Math.min(1_000, ms - elapsed));
       await vi.waitFor(() => expect(scheduler.running).toBe(0), { timeout: 5_000 });
     }
@@ -213,6 +216,26 @@ describe('Scheduler', () => {
     const iso = (times: string[]) => times.map((t) => `2026-01-01T${t}Z`);
     expect(runs.starts).toEqual(iso(starts));
     expect(runs.reserved).toEqual(iso(reserved));
+  });
+
+  it("arms a period whose cron tick comes late, instead of dropping the period's runs", async () => {
+    // The tick at 14 arms the period from 15 (the run at 22.684). Shortly before it the clock
+    // jumps 2 s ahead with no timer run meanwhile, as for a thread held up that long: the tick
+    // then comes at 16, 2 s late, past node-cron's default tolerance of a second.
+    let jumped = false;
+    const { starts } = await onFakeClock(
+      '2026-01-01T12:00:00.300Z',
+      31_000,
+      { random: () => 0.5123, intervalMs: 15_000 },
+      () => {},
+      () => {
+        if (jumped || Date.now() % 60_000 < 12_500) return;
+        jumped = true;
+        vi.setSystemTime(Date.now() + 2_000);
+      },
+    );
+    expect(jumped).toBe(true);
+    expect(starts).toEqual(['2026-01-01T12:00:07.684Z', '2026-01-01T12:00:22.684Z']);
   });
 
   it('fires at its fixed start offset inside the interval, to the millisecond', async () => {
