@@ -148,21 +148,18 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
 
   runDeadline.release();
 
-  // Cleanups run newest first, under their own deadline, and never change the outcome. A run
-  // without any (a ping) arms no deadline for them: its timer would be work for nothing.
-  if (cleanups.length > 0) {
-    const cleanupDeadline = deadline(opts.cleanupTimeoutMs ?? 15_000);
-    signal = cleanupDeadline.signal;
-    deadlineAt = now() + (opts.cleanupTimeoutMs ?? 15_000);
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (err) {
-        log.warn({ err }, 'check cleanup failed');
-      }
+  // Cleanups run newest first, under their own deadline, and never change the outcome.
+  const cleanupDeadline = deadline(opts.cleanupTimeoutMs ?? 15_000);
+  signal = cleanupDeadline.signal;
+  deadlineAt = now() + (opts.cleanupTimeoutMs ?? 15_000);
+  for (const cleanup of cleanups.reverse()) {
+    try {
+      await cleanup();
+    } catch (err) {
+      log.warn({ err }, 'check cleanup failed');
     }
-    cleanupDeadline.release();
   }
+  cleanupDeadline.release();
 
   return {
     check: opts.check.name,
