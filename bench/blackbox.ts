@@ -261,6 +261,11 @@ async function startDaemon(config: object, cli = CLI): Promise<Daemon> {
   return { child, url, logs, startupMs: performance.now() - began, began };
 }
 
+/** The address that has blackbox_exporter probe `target` once with the `ping` module. */
+function blackboxProbeUrl(blackbox: { url: string }, target: string): string {
+  return `${blackbox.url}/probe?module=ping&target=${encodeURIComponent(target)}`;
+}
+
 async function startBlackbox(): Promise<{ child: ChildProcess; url: string }> {
   if (!existsSync(BLACKBOX)) {
     fail(
@@ -534,8 +539,7 @@ async function compare(): Promise<void> {
   const blackbox = await startBlackbox();
   if (pinned)
     for (const prober of [daemon, baseline, blackbox]) if (prober) pin(prober.child.pid!, 1);
-  const probeUrl = (path: string) =>
-    `${blackbox.url}/probe?module=ping&target=${encodeURIComponent(`${target}${path}`)}`;
+  const probeUrl = (path: string) => blackboxProbeUrl(blackbox, `${target}${path}`);
 
   await sleep(WARMUP_MS);
   const logsBefore = daemon.logs.length;
@@ -707,7 +711,7 @@ async function defaultSchedule(): Promise<void> {
   // that runs once a minute runs cold (caches, tiering), so a figure from one day is comparable
   // only to the reference's in the same run.
   const blackbox = await startBlackbox();
-  const probeUrl = `${blackbox.url}/probe?module=ping&target=${encodeURIComponent(`${simulator}/env/blackbox/ping`)}`;
+  const probeUrl = blackboxProbeUrl(blackbox, `${simulator}/env/blackbox/ping`);
   let probing = true;
   let probes = 0;
   let probesFailed = 0;

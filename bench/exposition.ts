@@ -24,6 +24,7 @@ import { createMetrics, metricsEnvironmentOf } from '../src/metrics/registry.js'
 import { MetricsRenderer } from '../src/server/exposition.js';
 import { requestPhases, type Phase } from '../src/vocabulary.js';
 import { toMicroseconds } from '../test/support/microseconds.js';
+import { median } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -166,7 +167,6 @@ const zipped = { fast: 0, fastMs: 0, default: 0, defaultMs: 0 };
   zipped.defaultMs = performance.now() - began;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const out = (s: string) => process.stdout.write(`${s}\n`);
 out(
   `exposition: ${n} environments (${checks.join(', ')}; confirmation pings ${values.confirm}; ` +

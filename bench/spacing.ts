@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { median } from './stats.js';
 
 interface Job {
   /** undici's entry point, resolved from here. */
@@ -103,7 +104,6 @@ if (process.argv[2] === '--child') {
     ),
   );
   server.close();
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   process.stdout.write(
     '| spacing, ms | requests | CPU of the first, ms | CPU per request after it, median, ms |\n',
   );
