@@ -129,12 +129,15 @@ export class Scheduler {
         if (!env.enabled(check)) continue;
         const interval = env.intervalFor(check);
         const offsetMs = Math.floor(random() * interval);
-        const cron = cronWithOffset(interval, -TICK_AHEAD_MS);
-        if (cron === null) throw new Error(`interval ${interval} ms cannot be scheduled by cron`);
-        const task = byInterval.get(interval) ?? { cron, runs: [] };
+        let task = byInterval.get(interval);
+        if (task === undefined) {
+          const cron = cronWithOffset(interval, -TICK_AHEAD_MS);
+          if (cron === null) throw new Error(`interval ${interval} ms cannot be scheduled by cron`);
+          task = { cron, runs: [] };
+          byInterval.set(interval, task);
+        }
         task.runs.push({ env, check, offsetMs });
-        byInterval.set(interval, task);
-        this.schedule.push({ environment: env.name, check: check.name, cron, offsetMs });
+        this.schedule.push({ environment: env.name, check: check.name, cron: task.cron, offsetMs });
         const policy = check.followUp?.policy(env.section(check));
         if (policy) {
           const sequence = new FollowUpSequence(policy);
