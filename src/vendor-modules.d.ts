@@ -1,6 +1,6 @@
 /**
  * Types of the packages' internal files the daemon imports directly (exact versions are pinned in
- * package.json): undici's three classes without its index (api/timing.ts), and prom-client's
+ * package.json): undici's three classes and its connect-timeout error without its index (api/timing.ts), and prom-client's
  * default collectors without its lag monitor (metrics/registry.ts). Static imports, so that the
  * build bundles them with the rest of the package.
  */
@@ -20,6 +20,11 @@ declare module 'undici/lib/core/connect.js' {
   import type { buildConnector } from 'undici';
   const buildUndiciConnector: typeof buildConnector;
   export = buildUndiciConnector;
+}
+
+declare module 'undici/lib/core/errors.js' {
+  import type { errors } from 'undici';
+  export const ConnectTimeoutError: typeof errors.ConnectTimeoutError;
 }
 
 /** prom-client/lib/metrics/*.js: each registers its families in the registry it is given. */

@@ -401,9 +401,13 @@ export class ApiClient {
             body: payload,
             // Asks for `Connection: close`: the server and undici close the socket after the answer.
             reset: call.freshConnection === true,
-            // undici's own per-phase timers as a backstop; the call's deadline is the timer above.
-            headersTimeout: call.timeoutMs + (late?.graceMs ?? 0),
-            bodyTimeout: call.timeoutMs + (late?.graceMs ?? 0),
+            // None of undici's per-phase timers: the call's deadline above (and its grace) ends
+            // every exchange, and those timers, on undici's shared clock that ticks half a second
+            // after one is set, cleared or not, only woke the measuring thread once more after
+            // each call (bench/README.md, "No half-second tick after a call"). The connect
+            // timeout is the measuring connector's (timing.ts).
+            headersTimeout: 0,
+            bodyTimeout: 0,
           },
           exchange,
         );

@@ -39,6 +39,7 @@ import type { Agent, Pool, buildConnector } from 'undici';
 import UndiciAgentClass from 'undici/lib/dispatcher/agent.js';
 import UndiciPoolClass from 'undici/lib/dispatcher/pool.js';
 import buildConnectorFunction from 'undici/lib/core/connect.js';
+import { ConnectTimeoutError } from 'undici/lib/core/errors.js';
 
 /**
  * undici's three classes the monitor uses, from their own modules: undici's index also loads fetch,
@@ -93,14 +94,25 @@ export function connectionTimingOf(socket: object): ConnectionTiming | undefined
   return connectionTimings.get(socket);
 }
 
+/** undici's connect timeout when none is given: the same here. */
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
 /**
  * Builds an undici connector (for the `connect` option of `Agent`, `Pool` or `Client`) that opens
- * sockets exactly as undici's default connector does and records when each one resolved its host,
+ * sockets as undici's default connector does and records when each one resolved its host,
  * completed TCP and completed TLS.
+ *
+ * The connect timeout (`timeout`, 10 s by default, as undici's) is this connector's own, on a
+ * plain timer cleared when the socket connects. undici's runs on its shared coarse clock, which
+ * ticks half a second after one of its timers is set, even when it was cleared meanwhile: a ping
+ * every 60 s woke the measuring thread once more half a second after each connection
+ * (bench/README.md, "No half-second tick after a call"). The error is undici's own
+ * `ConnectTimeoutError`.
  */
 export function createMeasuringConnector(
   options: buildConnector.BuildOptions = {},
 ): buildConnector.connector {
+  const connectTimeoutMs = options.timeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
   // The connection being opened, for the lookup below: net calls it synchronously from inside
   // `base`, so this is set around that call only.
   let opening: ConnectionTiming | undefined;
@@ -110,7 +122,7 @@ export function createMeasuringConnector(
     lookup(hostname, lookupOptions, onLookup);
   };
   // undici's connector returns the socket it creates, though its type says `void`.
-  const base = buildUndiciConnector({ ...options, lookup: timedLookup }) as unknown as (
+  const base = buildUndiciConnector({ ...options, timeout: 0, lookup: timedLookup }) as unknown as (
     connectOptions: buildConnector.Options,
     callback: buildConnector.Callback,
   ) => Socket | undefined;
@@ -119,8 +131,12 @@ export function createMeasuringConnector(
     const isTls = connectOptions.protocol === 'https:';
     opening = timing;
     let socket: Socket | undefined;
+    let connectTimer: NodeJS.Timeout | undefined;
+    let connectEnded = false;
     try {
       socket = base(connectOptions, (...args: Parameters<buildConnector.Callback>) => {
+        connectEnded = true;
+        clearTimeout(connectTimer);
         // undici calls back on `connect` (http) or `secureConnect` (https) and writes the first
         // request from inside this callback, so stamp the time before handing the socket over.
         if (args[0] === null) {
@@ -134,6 +150,25 @@ export function createMeasuringConnector(
       opening = undefined;
     }
     if (socket) {
+      const opened = socket;
+      if (connectTimeoutMs > 0) {
+        // Ref'd: Node forgets a cleared ref'd timer at once, where a cleared unref'd one still
+        // wakes the thread when it would have fired (limits/timers.ts). The socket holds the
+        // process open meanwhile anyway.
+        connectTimer = setTimeout(() => {
+          // A turn later, as undici does: an error the socket reports in this turn comes first.
+          setImmediate(() => {
+            if (!connectEnded)
+              opened.destroy(
+                new ConnectTimeoutError(
+                  `Connect Timeout Error (attempted address: ${connectOptions.hostname}:` +
+                    `${connectOptions.port || (isTls ? 443 : 80)}, timeout: ${connectTimeoutMs}ms)`,
+                ),
+              );
+          });
+        }, connectTimeoutMs);
+        opened.once('close', () => clearTimeout(connectTimer));
+      }
       connectionTimings.set(socket, timing);
       // `lookup` fires once per resolved address; net skips it for IP literals.
       socket.once('lookup', () => {
