@@ -31,6 +31,12 @@ export interface MetricDefinition {
   knownValuesBy?: Readonly<
     Record<string, { by: string; values: Readonly<Record<string, readonly string[]>> }>
   >;
+  /**
+   * Labels of which only these known values start at 0; the label's other known values appear
+   * when first seen, as a status code no endpoint documents does. For a family whose rare values
+   * no rule reads, where a zero series of each in every environment costs more than it tells.
+   */
+  startAtZero?: Readonly<Record<string, readonly string[]>>;
   buckets?: readonly number[];
   /**
    * Exported only for environments that can have synthetic sessions: where an enabled check

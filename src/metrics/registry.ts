@@ -294,9 +294,10 @@ export function checkVocabulary(
 }
 
 /**
- * Every label combination of a counter or histogram: the given environments × the known values
- * of each other label, labels in definition order (the exposition keeps that order). A label with
- * `knownValuesBy` takes the values listed for its `by` label's value in each combination. With
+ * Every label combination of a counter or histogram that starts at 0: the given environments × the
+ * known values of each other label (those of `startAtZero` where it lists the label), labels in
+ * definition order (the exposition keeps that order). A label with `knownValuesBy` takes the
+ * values listed for its `by` label's value in each combination. With
  * `vocabulary`, check-scoped labels take only the values the given checks declare, and
  * environment-scoped ones only those of the environment's configuration.
  */
@@ -308,7 +309,10 @@ export function knownLabelSets(
   let sets: Array<Record<string, string>> = [{}];
   for (const label of def.labels) {
     const scope = def.checkScoped?.[label] ?? def.environmentScoped?.[label];
-    let values = label === 'environment' ? environments : def.knownValues?.[label];
+    let values =
+      label === 'environment'
+        ? environments
+        : (def.startAtZero?.[label] ?? def.knownValues?.[label]);
     const allowed = scope !== undefined ? vocabulary?.[scope] : undefined;
     if (values !== undefined && allowed !== undefined) {
       values = values.filter((value) => allowed.includes(value));

@@ -399,4 +399,19 @@ describe('Recorder: confirmation pings (follow-up runs of ping)', () => {
     expect(text).toContain('isa_ping_confirm_attempts_total{environment="on",result="ok"} 0');
     expect(text).toContain('isa_ping_confirm_active{environment="on"} 0');
   });
+
+  it('starts only the results the rules read at 0; another appears when first seen', async () => {
+    const m = testMetrics([]);
+    const r = new Recorder(m);
+    const confirm = { intervalMs: 10_000, windowMs: 180_000, successes: 3 };
+    r.describeEnvironment(testEnvironment('http://127.0.0.1:9', { name: 'on', ping: { confirm } }));
+    const results = async () =>
+      (await m.registry.getSingleMetric('isa_ping_confirm_attempts_total')!.get()).values.map(
+        (sample) => `${String(sample.labels['result'])} ${sample.value}`,
+      );
+    expect(await results()).toEqual(['ok 0', 'server_error 0', 'timeout 0', 'network_error 0']);
+    r.recordResult({ ...pingResult('unauthorized', { environment: 'on' }), followUp: true });
+    expect(await results()).toContain('unauthorized 1');
+    expect(await results()).toHaveLength(5);
+  });
 });

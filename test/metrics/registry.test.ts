@@ -220,7 +220,11 @@ describe('createMetrics', () => {
             Object.values(OPERATION_STATUS_CODES).reduce((n, codes) => n + codes.length, 0)
           : def.labels
               .filter((l) => l !== 'environment')
-              .reduce((n, l) => n * (def.knownValues?.[l]?.length ?? 0), 1);
+              // A label's values from 0: those of `startAtZero` where it lists the label.
+              .reduce(
+                (n, l) => n * ((def.startAtZero?.[l] ?? def.knownValues?.[l])?.length ?? 0),
+                1,
+              );
       const environments = def.labels.includes('environment') ? envs.length : 1;
       // Left out: the ping's run count and duration (its own isa_ping_attempts_total and
       // isa_ping_duration_seconds), and the skips for an unwritable ledger of the checks that
