@@ -3,11 +3,10 @@
  * answer (undici's shared half-second tick, armed by its connect, headers and body timeouts), and
  * a connect timeout of the measuring connector's own that still ends a connection that hangs.
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { createMeasuringAgent } from '../../src/api/timing.js';
+import { source, timerTrace } from '../support/timer-trace.js';
 import { API_KEY, USER_AGENT } from './helpers.js';
 
 /**
@@ -16,7 +15,7 @@ import { API_KEY, USER_AGENT } from './helpers.js';
  * dispatcher (`origin` in scope), or none for the client's own.
  */
 function traceOfOnePing(dispatcher?: string): string {
-  const src = (path: string) => JSON.stringify(fileURLToPath(new URL(path, import.meta.url)));
+  const src = (path: string) => source(path, import.meta.url);
   const script = `
 import http from 'node:http';
 import { ApiClient } from ${src('../../src/api/client.ts')};
@@ -36,13 +35,7 @@ if (response.statusCode !== 200) throw new Error('no answer: ' + JSON.stringify(
 // A timer of 1.2 s keeps the process up past anything a call left pending for the coming second.
 setTimeout(() => { server.close(); void client.close(); }, 1200);
 `;
-  const child = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script],
-    { env: { ...process.env, NODE_DEBUG: 'timer' }, encoding: 'utf8' },
-  );
-  expect(child.status, child.stderr).toBe(0);
-  return child.stderr;
+  return timerTrace(script);
 }
 
 describe('after a call', () => {

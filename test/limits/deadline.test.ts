@@ -3,10 +3,9 @@
  * is gone once released (fake timers: no wall-clock time involved); and, in a real Node process,
  * that a released deadline does not wake the thread when it would have passed.
  */
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deadline } from '../../src/limits/timers.js';
+import { source, timerTrace } from '../support/timer-trace.js';
 
 describe('deadline', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -52,23 +51,16 @@ describe('deadline', () => {
 });
 
 describe('a released deadline in a real process', () => {
-  /** Node's own timer trace (NODE_DEBUG=timer) of a script that releases deadlines of 300 ms. */
-  function timerTrace(script: string): string {
-    const timers = fileURLToPath(new URL('../../src/limits/timers.ts', import.meta.url));
-    const module = `import { deadline } from ${JSON.stringify(timers)};\n${script}`;
-    const child = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', module],
-      { env: { ...process.env, NODE_DEBUG: 'timer' }, encoding: 'utf8' },
+  /** The timer trace of a script that has `deadline` in scope. */
+  const traceOf = (script: string): string =>
+    timerTrace(
+      `import { deadline } from ${source('../../src/limits/timers.ts', import.meta.url)};\n${script}`,
     );
-    expect(child.status, child.stderr).toBe(0);
-    return child.stderr;
-  }
 
   it('does not wake the thread when it would have passed', () => {
     // Released at once; a 600 ms timer keeps the process up past the deadline's 300 ms. Node's
     // trace names every timer list it processes ("timeout callback 300" would be the wake-up).
-    const released = timerTrace(
+    const released = traceOf(
       'deadline(300).release(); deadline(300).release(); setTimeout(() => {}, 600);',
     );
     expect(released).toContain('timeout callback 600');
@@ -76,7 +68,7 @@ describe('a released deadline in a real process', () => {
   });
 
   it('is seen by the trace when it does fire (the check above can fail)', () => {
-    const fired = timerTrace('deadline(300); setTimeout(() => {}, 600);');
+    const fired = traceOf('deadline(300); setTimeout(() => {}, 600);');
     expect(fired).toContain('timeout callback 300');
   });
 });
