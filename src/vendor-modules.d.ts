@@ -1,8 +1,9 @@
 /**
  * Types of the packages' internal files the daemon imports directly (exact versions are pinned in
- * package.json): undici's three classes and its connect-timeout error without its index (api/timing.ts), and prom-client's
- * default collectors without its lag monitor (metrics/registry.ts). Static imports, so that the
- * build bundles them with the rest of the package.
+ * package.json): undici's three classes and its connect-timeout error without its index
+ * (api/timing.ts), and prom-client's default collectors without its lag monitor
+ * (metrics/registry.ts). Static imports, so that the build bundles them with the rest of the
+ * package.
  */
 declare module 'undici/lib/dispatcher/agent.js' {
   import type { Agent } from 'undici';

@@ -22,10 +22,10 @@ const KEY = 'samples-key-0123456789abcdef';
 const PING_ONLY_LIMIT = 48;
 /**
  * What confirmation pings add where they are on (the default at 60 s pings): 4 results of
- * `isa_ping_confirm_attempts_total` (those the rules read; the others appear when first seen), 4 samples of `isa_ping_confirm_duration_seconds` (the
- * bucket of the default critical threshold, 1 s, then +Inf, sum, count), 3 ends of
- * `isa_ping_confirm_sequences_total` and `isa_ping_confirm_active`. Documented in
- * docs/metrics.md.
+ * `isa_ping_confirm_attempts_total` (those the rules read; the others appear when first seen),
+ * 4 samples of `isa_ping_confirm_duration_seconds` (the bucket of the default critical
+ * threshold, 1 s, then +Inf, sum, count), 3 ends of `isa_ping_confirm_sequences_total` and
+ * `isa_ping_confirm_active`. Documented in docs/metrics.md.
  */
 const CONFIRM_SAMPLES = 12;
 
