@@ -125,6 +125,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
           'check run skipped',
         );
         break;
+      case 'abandoned':
+        // Logged where it happened, on the measurement thread.
+        recorder.recordAbandoned(event.environment, event.check);
+        break;
       case 'sessions_open':
         recorder.setSessionsOpen(event.environment, event.count);
         history.setSessionsOpen(event.environment, event.count);

@@ -41,6 +41,8 @@ export class EnvironmentRuntime {
   readonly createdSessions = new SessionJournal();
   private readonly runNumbers = new Map<string, number>();
   private readonly retained = new Map<string, object>();
+  /** The reaper's closes are requests like any check's: the longest request timeout. */
+  private readonly reaperTimeoutMs: number;
 
   constructor(
     readonly config: EnvironmentConfig,
@@ -59,6 +61,9 @@ export class EnvironmentRuntime {
         opts.log.warn({ requestedMs, appliedMs }, 'Retry-After clamped to its maximum'),
     });
     this.budget = new RequestBudget(config.requestBudgetPerSecond);
+    this.reaperTimeoutMs = Math.max(
+      ...CHECK_LIST.map((check) => sectionOf(config, check).requestTimeoutMs),
+    );
     const { ledger } = opts;
     const name = config.name;
     const onUnrecoverable = opts.onUnrecoverable ?? (() => {});
@@ -69,8 +74,7 @@ export class EnvironmentRuntime {
       budget: this.budget,
       gate: this.gate,
       log: opts.log,
-      // The reaper's closes are requests like any check's: the longest request timeout.
-      timeoutMs: Math.max(...CHECK_LIST.map((check) => sectionOf(config, check).requestTimeoutMs)),
+      timeoutMs: this.reaperTimeoutMs,
       onUnrecoverable,
     });
     this.tracking = new SessionTracking({
@@ -105,6 +109,28 @@ export class EnvironmentRuntime {
     return Math.max(section.timeoutMs, section.requestTimeoutMs + 1_000);
   }
 
+  /** How long the cleanups of one run of `check` may take: one request, with some headroom. */
+  cleanupTimeoutFor(check: { name: string }): number {
+    return this.section(check).requestTimeoutMs + 5_000;
+  }
+
+  /**
+   * The longest one run of `check` may be in flight from its instant: its deadline, then its
+   * cleanups' (the runner waits for neither longer). The scheduler abandons a run that overstays
+   * this (docs/architecture.md, "No environment goes silent").
+   */
+  runBoundFor(check: { name: string }): number {
+    return this.timeoutFor(check) + this.cleanupTimeoutFor(check);
+  }
+
+  /**
+   * How long one background sweep of leftover sessions may take: one close and its cleanup
+   * headroom, as a run's cleanup. A sweep that meets it stops, and the next sweep goes on.
+   */
+  sweepTimeoutMs(): number {
+    return this.reaperTimeoutMs + 5_000;
+  }
+
   intervalFor(check: { name: string }): number {
     return this.section(check).intervalMs;
   }
@@ -120,9 +146,15 @@ export class EnvironmentRuntime {
 
   /**
    * Runs `check` once in this environment. Never throws. `startAt` (wall clock, ms): the instant
-   * its first request goes out, when the run is set up ahead of it (see `RunOptions.startAt`).
+   * its first request goes out, when the run is set up ahead of it (see `RunOptions.startAt`);
+   * `abandon`: the scheduler gives up on the run (see `RunOptions.abandon`).
    */
-  run(check: AnyCheck, signal?: AbortSignal, startAt?: number): Promise<CheckResult> {
+  run(
+    check: AnyCheck,
+    signal?: AbortSignal,
+    startAt?: number,
+    abandon?: AbortSignal,
+  ): Promise<CheckResult> {
     const runNumber = this.runNumbers.get(check.name) ?? 0;
     this.runNumbers.set(check.name, runNumber + 1);
     return runCheck({
@@ -138,8 +170,9 @@ export class EnvironmentRuntime {
       runNumber,
       timeoutMs: this.timeoutFor(check),
       // Cleanups (e.g. closing a session) are single requests, with a little headroom.
-      cleanupTimeoutMs: this.section(check).requestTimeoutMs + 5_000,
+      cleanupTimeoutMs: this.cleanupTimeoutFor(check),
       ...(signal ? { signal } : {}),
+      ...(abandon ? { abandon } : {}),
       ...(startAt === undefined ? {} : { startAt }),
     });
   }

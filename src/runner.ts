@@ -20,8 +20,8 @@ import type { EnvironmentConfig } from './config/index.js';
 import { sectionOf } from './config/section.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
-import { admit, RetryAfterError } from './limits/admission.js';
-import { deadline, waitUntil } from './limits/timers.js';
+import { admit, BudgetWaitError, RetryAfterError } from './limits/admission.js';
+import { deadline, untilAborted, waitUntil } from './limits/timers.js';
 import type { CreatedSessions } from './sessions/journal.js';
 
 export interface RunOptions {
@@ -39,8 +39,15 @@ export interface RunOptions {
   /** Deadline for the whole run; cleanups get `cleanupTimeoutMs` on top. */
   timeoutMs: number;
   cleanupTimeoutMs?: number;
-  /** Aborts the run from outside (shutdown). */
+  /** Aborts the run from outside (shutdown); its cleanups still run, under their own deadline. */
   signal?: AbortSignal;
+  /**
+   * Abandons the run (the scheduler's watchdog: it stayed in flight past its deadline and its
+   * cleanups' bound). Aborts the run and its cleanups, and hands every session token the run
+   * still holds to the reaper at once: the sessions stay in the ledger and the reaper closes
+   * them (docs/architecture.md, "No environment goes silent").
+   */
+  abandon?: AbortSignal;
   /**
    * The instant the schedule named for this run (wall clock, ms). The scheduler starts a run a
    * little before it, so that setting up the run costs no lateness; the run's first admission
@@ -71,7 +78,33 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const contractChecks: CheckResult['contractChecks'] = [];
   const cleanups: Array<() => Promise<void>> = [];
 
-  const runDeadline = deadline(opts.timeoutMs + early, opts.signal);
+  // The tokens this run holds away from the reaper: handed back when the run ends or is
+  // abandoned, whatever its cleanups managed, so that no token is held for ever.
+  const held = new Set<string>();
+  const sessions: SessionTracker = {
+    async create(body, options, admitCreate) {
+      const created = await opts.sessions.create(body, options, admitCreate);
+      for (const token of created.tokens) held.add(token);
+      return created;
+    },
+    opened: (token) => opts.sessions.opened(token),
+    closed(token) {
+      held.delete(token);
+      return opts.sessions.closed(token);
+    },
+    release(token) {
+      held.delete(token);
+      opts.sessions.release(token);
+    },
+  };
+  const releaseHeld = (): void => {
+    for (const token of held) opts.sessions.release(token);
+    held.clear();
+  };
+  opts.abandon?.addEventListener('abort', releaseHeld, { once: true });
+
+  const outer = opts.abandon === undefined ? null : anySignal(opts.signal, opts.abandon);
+  const runDeadline = deadline(opts.timeoutMs + early, outer?.signal ?? opts.signal);
   let deadlineAt = start + opts.timeoutMs;
   let signal = runDeadline.signal;
   const log = withFields(opts.log, { correlationId });
@@ -90,7 +123,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
     log,
     correlationId,
     runNumber: opts.runNumber,
-    sessions: opts.sessions,
+    sessions,
     createdSessions: opts.createdSessions,
     retained<T extends object>(init: () => T): T {
       const kept = opts.retained.get(opts.check.name);
@@ -109,8 +142,12 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
         await waitUntil(startedAt, { now: wallClock, reading: () => callsInFlight() > 0 });
         start = now();
       }
-      // Never wait for a Retry-After that outlasts the run: fail now, as rate limited.
+      // Never wait for a Retry-After that outlasts the run: fail now, as rate limited. Nor for a
+      // budget token that cannot come before the deadline: fail now, as `budget`.
       const maxWaitMs = Math.max(0, deadlineAt - now());
+      const estimateMs = opts.budget.waitEstimateMs(priority);
+      if (estimateMs > maxWaitMs) throw new BudgetWaitError(estimateMs, maxWaitMs);
+      // A deadline that comes while the request waits for its token is a BudgetWaitError too.
       await admit(opts.gate, opts.budget, {
         signal,
         maxWaitMs,
@@ -141,25 +178,45 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   } catch (err) {
     const aborted = signal.aborted;
     log.warn({ err, aborted }, 'check run ended with an error');
-    // Told to wait longer than the run may: the API's rate limit, not a fault of the check.
-    const reason = aborted ? 'timeout' : err instanceof RetryAfterError ? 'rate_limited' : 'error';
+    // Told to wait longer than the run may: the API's rate limit, not a fault of the check; a
+    // budget token that could not come in time is the monitor's own pacing (`budget`).
+    const reason =
+      err instanceof BudgetWaitError
+        ? 'budget'
+        : aborted
+          ? 'timeout'
+          : err instanceof RetryAfterError
+            ? 'rate_limited'
+            : 'error';
     outcome = { outcome: 'fail', reason, facts: null };
   }
 
   runDeadline.release();
+  outer?.release();
 
-  // Cleanups run newest first, under their own deadline, and never change the outcome.
-  const cleanupDeadline = deadline(opts.cleanupTimeoutMs ?? 15_000);
+  // Cleanups run newest first, under their own deadline, and never change the outcome. The run
+  // waits for them no longer than that deadline: a cleanup that overstays it (a close whose answer
+  // never comes, a ledger write that hangs) goes on alone, and what it held is the reaper's.
+  const cleanupMs = opts.cleanupTimeoutMs ?? 15_000;
+  const cleanupDeadline = deadline(cleanupMs, opts.abandon);
   signal = cleanupDeadline.signal;
-  deadlineAt = now() + (opts.cleanupTimeoutMs ?? 15_000);
-  for (const cleanup of cleanups.reverse()) {
-    try {
-      await cleanup();
-    } catch (err) {
-      log.warn({ err }, 'check cleanup failed');
+  deadlineAt = now() + cleanupMs;
+  const cleaned = (async () => {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (err) {
+        log.warn({ err }, 'check cleanup failed');
+      }
     }
-  }
+  })();
+  const overran = untilAborted(cleanupDeadline.signal);
+  const inTime = await Promise.race([cleaned.then(() => true), overran.promise.then(() => false)]);
+  overran.release();
   cleanupDeadline.release();
+  if (!inTime) log.warn({ cleanupMs }, 'check cleanups overran their deadline; left to the reaper');
+  releaseHeld();
+  opts.abandon?.removeEventListener('abort', releaseHeld);
 
   return {
     check: opts.check.name,
@@ -202,6 +259,29 @@ function stepRecord(
     durationMs: round(response.durationMs),
     requestId: response.requestId,
     error,
+  };
+}
+
+/** A signal that aborts when either of two does, and the way to stop following them. */
+function anySignal(
+  a: AbortSignal | undefined,
+  b: AbortSignal,
+): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onA = (): void => controller.abort(a?.reason);
+  const onB = (): void => controller.abort(b.reason);
+  if (a?.aborted) onA();
+  else if (b.aborted) onB();
+  else {
+    a?.addEventListener('abort', onA, { once: true });
+    b.addEventListener('abort', onB, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    release() {
+      a?.removeEventListener('abort', onA);
+      b.removeEventListener('abort', onB);
+    },
   };
 }
 

@@ -76,6 +76,7 @@ const LIFECYCLE_FACTS: Readonly<
   unauthorized: { qualify: null, closedGone: null },
   rate_limited: { qualify: null, closedGone: null },
   address_validation_unavailable: { qualify: null, closedGone: null },
+  budget: { qualify: null, closedGone: null },
   error: { qualify: null, closedGone: null },
 };
 

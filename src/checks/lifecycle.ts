@@ -26,7 +26,7 @@ import { checkSection, type CheckConfigBase } from '../config/section.js';
 import { defineCheck, type CheckContext, type CheckOutcome, type RunTimes } from './check.js';
 import type { MetricSink } from './check.js';
 import { checkResponseSchema } from './contract.js';
-import { RetryAfterError } from '../limits/admission.js';
+import { BudgetWaitError, RetryAfterError } from '../limits/admission.js';
 import { confirmsClose } from '../sessions/tokens.js';
 
 /** Result of one finished lifecycle run. */
@@ -41,6 +41,7 @@ export const LIFECYCLE_RESULTS = [
   'unauthorized',
   'rate_limited',
   'address_validation_unavailable',
+  'budget',
   'error',
 ] as const;
 export type LifecycleResult = (typeof LIFECYCLE_RESULTS)[number];
@@ -375,13 +376,17 @@ async function runLifecycle(ctx: Ctx): Promise<CheckOutcome<LifecycleFacts>> {
     await verifyGone(ctx, token, facts);
     facts.result = verdict;
   } catch (err) {
-    // Anything else (the run's deadline, a shutdown) is `error`; the cleanup still closes.
+    // A Retry-After longer than the run is `rate_limited`; a budget token that could not come
+    // before the deadline is `budget` (the monitor's own pacing, docs/configuration.md);
+    // anything else (the run's deadline, a shutdown) is `error`. The cleanup still closes.
     const result =
       err instanceof LifecycleFailure
         ? err.result
         : err instanceof RetryAfterError
           ? 'rate_limited'
-          : 'error';
+          : err instanceof BudgetWaitError
+            ? 'budget'
+            : 'error';
     facts.result = verdict === 'success' ? result : verdict;
     if (err instanceof LifecycleFailure) {
       ctx.log.info({ result, detail: err.message }, 'lifecycle step failed');

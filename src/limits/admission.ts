@@ -16,6 +16,26 @@ export class RetryAfterError extends Error {
   }
 }
 
+/**
+ * Thrown when a request's budget token cannot come before its run's deadline: the monitor's own
+ * pacing (`request_budget_per_second`) left the run no time, not the API. Runs end with the
+ * reason `budget` (docs/configuration.md, "Request budget").
+ */
+export class BudgetWaitError extends Error {
+  readonly code = 'BUDGET_WAIT';
+  constructor(
+    readonly estimateMs: number,
+    readonly maxWaitMs: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `the request budget has no token for ${Math.ceil(estimateMs)} ms, and the run has ${Math.floor(maxWaitMs)} ms left`,
+      options,
+    );
+    this.name = 'BudgetWaitError';
+  }
+}
+
 export interface AdmitOptions {
   signal?: AbortSignal;
   /**
@@ -32,6 +52,7 @@ export interface AdmitOptions {
    * and is not reported here.
    */
   onBudgetWait?: (ms: number) => void;
+
   /** Monotonic clock in ms, for `onBudgetWait`. */
   now?: () => number;
 }
@@ -50,6 +71,14 @@ export async function admit(
     const asked = now();
     try {
       await budget.acquire(opts.signal, opts.priority);
+    } catch (err) {
+      // A deadline (a TimeoutError reason) that came during the wait for a token: the budget's
+      // doing, told apart from a shutdown's abort.
+      const reason: unknown = opts.signal?.reason;
+      if (reason instanceof DOMException && reason.name === 'TimeoutError') {
+        throw new BudgetWaitError(now() - asked, opts.maxWaitMs ?? Infinity, { cause: err });
+      }
+      throw err;
     } finally {
       opts.onBudgetWait?.(now() - asked);
     }

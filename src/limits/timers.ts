@@ -114,3 +114,17 @@ export function deadline(ms: number, outer?: AbortSignal): Deadline {
     },
   };
 }
+
+/**
+ * A promise that resolves when `signal` aborts, and the way to stop listening: a wait raced
+ * against a long-lived signal must not leave its listener behind when the race ends otherwise.
+ */
+export function untilAborted(signal: AbortSignal): { promise: Promise<void>; release(): void } {
+  let onAbort: () => void = () => {};
+  const promise = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, release: () => signal.removeEventListener('abort', onAbort) };
+}

@@ -90,6 +90,7 @@ export async function startEngine(
     log,
     onResult: (result) => emit({ type: 'result', result }),
     onSkip: (environment, check, reason) => emit({ type: 'skip', environment, check, reason }),
+    onAbandon: (environment, check) => emit({ type: 'abandoned', environment, check }),
     onFollowUp: (environment, check, event) =>
       emit({ type: 'follow_up', environment, check, event }),
     ...(options.prepareRun ? { prepare: options.prepareRun } : {}),

@@ -14,6 +14,7 @@ export type MeasurementEvent =
   | { type: 'ready'; schedule: ScheduledTaskInfo[]; leftoverSessions: number }
   | { type: 'result'; result: CheckResult }
   | { type: 'skip'; environment: string; check: string; reason: SkipReason }
+  | { type: 'abandoned'; environment: string; check: string }
   | { type: 'follow_up'; environment: string; check: string; event: FollowUpEvent }
   | { type: 'control'; result: ControlResult; durationMs: number }
   | { type: 'sessions_open'; environment: string; count: number }

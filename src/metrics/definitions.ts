@@ -92,6 +92,14 @@ export const UNIVERSAL_METRICS = {
     // A run is skipped for an unwritable session ledger only if it creates sessions.
     knownValuesBy: { reason: { by: 'check', values: SKIP_REASONS_BY_CHECK } },
   },
+  checkRunsAbandoned: {
+    name: 'isa_check_runs_abandoned_total',
+    help: 'Check runs abandoned: still in flight past their deadline and their cleanups, aborted, and their sessions left to the reaper.',
+    type: 'counter',
+    labels: ['environment', 'check'],
+    knownValues: { check: CHECK_NAMES },
+    checkScoped: { check: 'name' },
+  },
   checkRuns: {
     name: 'isa_check_runs_total',
     help: 'Finished check runs by check and outcome (pass or fail).',

@@ -123,6 +123,11 @@ export class Recorder {
     this.metrics.checksSkipped.inc({ environment, check, reason });
   }
 
+  /** Counts a run the scheduler abandoned (docs/architecture.md, "No environment goes silent"). */
+  recordAbandoned(environment: string, check: string): void {
+    this.metrics.checkRunsAbandoned.inc({ environment, check });
+  }
+
   /** Observes the measurement thread's event-loop lag samples (ms late). */
   recordMeasurementLag(samplesMs: readonly number[]): void {
     for (const ms of samplesMs) this.metrics.measurementLag.observe(ms / 1000);

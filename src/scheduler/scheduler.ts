@@ -17,6 +17,16 @@
  * seldom runs cold; bench/README.md, "One cron task per interval"), and a daemon with two
  * environments then ticks once a minute for its pings instead of twice.
  *
+ * No environment goes silent (docs/architecture.md): a run's in-flight mark, which makes the next
+ * tick an `overlap` skip, lasts as long as the run and no longer. Closing leftover sessions after a
+ * run is a sweep of its own, one at a time per environment and under its own deadline, never part
+ * of the run: a sweep waits for budget tokens that the budget keeps for the next ping, and when
+ * that wait held the ping's mark, every ping was skipped as an overlap and the reservation kept
+ * the sweep waiting, for minutes. And no run stays in flight past its deadline plus its cleanups'
+ * bound (`EnvironmentRuntime.runBoundFor`) and `RUN_SETTLE_MS`: one that would is abandoned
+ * (aborted, its mark cleared, its sessions left in the ledger for the reaper), logged and
+ * counted (`onAbandon`, `isa_check_runs_abandoned_total`).
+ *
  * A check with follow-up runs (`Check.followUp`, e.g. confirmation pings) also gets one
  * `FollowUpSequence` per environment: a scheduled result that starts one arms a timer, and each
  * tick runs the check once more, unless that cannot happen at once and alone. A tick is skipped,
@@ -29,6 +39,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { AnyCheck, CheckLogger, CheckResult, FollowUpEvent } from '../checks/check.js';
 import type { EnvironmentRuntime } from '../environment.js';
 import type { SkipReason } from '../vocabulary.js';
+import { deadline } from '../limits/timers.js';
 import { cronWithOffset } from './cron.js';
 import { FollowUpSequence, nextFireAt } from './follow-up.js';
 
@@ -49,7 +60,15 @@ export interface SchedulerOptions {
    * otherwise land inside the run (the measurement worker collects its young generation here).
    */
   prepare?: () => void;
+  /** A run stayed in flight past its bound and was abandoned (see the module comment). */
+  onAbandon?: (environment: string, check: string) => void;
 }
+
+/**
+ * How long past its deadline and its cleanups' deadline a run may still be settling (its last
+ * ledger write, its result) before the scheduler abandons it.
+ */
+export const RUN_SETTLE_MS = 1_000;
 
 /**
  * How long before its instant a scheduled run wakes: enough for `prepare` (a young-generation
@@ -106,10 +125,14 @@ export class Scheduler {
   private readonly tasks: ScheduledTask[] = [];
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
+  /** Ends the leftover sweeps in progress: at stop, at once (the shutdown sweep takes over). */
+  private readonly sweepsAbort = new AbortController();
   /** Runs waiting for their instant; cleared on stop. */
   private readonly pendingTicks = new Set<NodeJS.Timeout>();
   private stopping = false;
   private readonly followUps = new Map<string, FollowUpState>();
+  /** The leftover sweep in progress per environment (at most one). */
+  private readonly sweeps = new Map<string, Promise<void>>();
   readonly schedule: ScheduledTaskInfo[] = [];
 
   constructor(private readonly opts: SchedulerOptions) {}
@@ -212,20 +235,79 @@ export class Scheduler {
       this.opts.onSkip(env.name, check.name, skip);
       return;
     }
-    const run = env
-      .run(check, this.abort.signal, dueAt)
-      .then(async (result) => {
-        this.opts.onResult(result);
-        this.afterScheduled(key, result);
-        // Leftovers are closed between runs of session-creating checks, never under a run that
-        // owns them.
-        if (!this.sessionsInUse(env, check)) {
-          await env.reaper.sweep({ signal: this.abort.signal });
+    const run = this.bounded(env, check, dueAt, (result) => {
+      this.opts.onResult(result);
+      this.afterScheduled(key, result);
+      // Leftovers are closed between runs of session-creating checks, never under a run that
+      // owns them, and never inside a run's in-flight mark (see the module comment).
+      if (!this.sessionsInUse(env, check)) this.sweep(env);
+    }).finally(() => {
+      if (this.inFlight.get(key) === run) this.inFlight.delete(key);
+    });
+    this.inFlight.set(key, run);
+  }
+
+  /**
+   * Runs `check` in `env` and hands its result to `onResult`, unless the run stays in flight past
+   * its bound: then it is abandoned (aborted, its held sessions handed to the reaper), logged and
+   * counted, and the returned promise settles at once; a result it brings later is dropped.
+   */
+  private bounded(
+    env: EnvironmentRuntime,
+    check: AnyCheck,
+    dueAt: number | undefined,
+    onResult: (result: CheckResult) => void,
+  ): Promise<void> {
+    const abandon = new AbortController();
+    const boundMs =
+      Math.max(0, (dueAt ?? Date.now()) - Date.now()) + env.runBoundFor(check) + RUN_SETTLE_MS;
+    let watchdog: NodeJS.Timeout | undefined;
+    const overstayed = new Promise<void>((resolve) => {
+      watchdog = setTimeout(() => {
+        abandon.abort(new Error('abandoned: in flight past its bound'));
+        this.opts.log.warn(
+          { environment: env.name, check: check.name, boundMs },
+          'check run abandoned: still in flight past its deadline and its cleanups; its sessions are left to the reaper',
+        );
+        this.opts.onAbandon?.(env.name, check.name);
+        resolve();
+      }, boundMs);
+    });
+    const finished = env
+      .run(check, this.abort.signal, dueAt, abandon.signal)
+      .then((result) => {
+        if (abandon.signal.aborted) {
+          this.opts.log.debug(
+            { environment: env.name, check: check.name },
+            'an abandoned run ended; its result is dropped',
+          );
+          return;
         }
+        onResult(result);
       })
       .catch((err: unknown) => this.opts.log.error({ err, environment: env.name }, 'run failed'))
-      .finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, run);
+      .finally(() => clearTimeout(watchdog));
+    return Promise.race([finished, overstayed]);
+  }
+
+  /**
+   * Closes `env`'s leftover sessions in the background: one sweep at a time per environment, under
+   * a deadline of its own (a sweep that meets it stops, and the next goes on), never holding a run.
+   */
+  private sweep(env: EnvironmentRuntime): void {
+    if (this.stopping || this.sweeps.has(env.name)) return;
+    const bound = deadline(env.sweepTimeoutMs(), this.sweepsAbort.signal);
+    const sweep = env.reaper
+      .sweep({ signal: bound.signal })
+      .then(
+        () => {},
+        (err: unknown) => this.opts.log.warn({ err, environment: env.name }, 'sweep failed'),
+      )
+      .finally(() => {
+        bound.release();
+        this.sweeps.delete(env.name);
+      });
+    this.sweeps.set(env.name, sweep);
   }
 
   /** True while another run that creates sessions is in flight in `env`. */
@@ -300,17 +382,14 @@ export class Scheduler {
       );
       return;
     }
-    state.running = env
-      .run(check, this.abort.signal)
-      .then((result) => {
-        this.opts.onResult({ ...result, followUp: true });
-        const good = check.followUp?.good(result.facts) ?? false;
-        if (state.sequence.result(good) === 'recovered') this.endFollowUp(state, 'recovered');
-      })
-      .catch((err: unknown) =>
-        this.opts.log.error({ err, environment: env.name }, 'follow-up run failed'),
-      )
-      .finally(() => (state.running = null));
+    const running = this.bounded(env, check, undefined, (result) => {
+      this.opts.onResult({ ...result, followUp: true });
+      const good = check.followUp?.good(result.facts) ?? false;
+      if (state.sequence.result(good) === 'recovered') this.endFollowUp(state, 'recovered');
+    }).finally(() => {
+      if (state.running === running) state.running = null;
+    });
+    state.running = running;
   }
 
   /** Why a follow-up tick cannot run now, or null. Never queued: it is skipped. */
@@ -352,6 +431,9 @@ export class Scheduler {
     const followUpRuns = [...this.followUps.values()].flatMap((s) =>
       s.running ? [s.running] : [],
     );
+    // A sweep in progress ends now: the shutdown sweep below takes over from it.
+    this.sweepsAbort.abort(new Error('shutting down'));
+    await Promise.allSettled([...this.sweeps.values()]);
     const settled = Promise.allSettled([...this.inFlight.values(), ...followUpRuns]);
     const finished = await Promise.race([settled.then(() => true), delay(graceMs, false)]);
     if (!finished) {

@@ -180,6 +180,58 @@ describe('lifecycle check', () => {
     expect(runtime.gate.remainingMs()).toBeGreaterThan(25_000);
   });
 
+  // A 503 is judged by its step: on creation it is the spec's "address validation unavailable";
+  // on a poll or read it is a server failure (`error`). Its Retry-After closes the gate either
+  // way, and a run that cannot outlast the gate is `rate_limited` (docs/cli.md).
+  it('ends as error on a 503 with Retry-After on a poll, and closes after the wait', async () => {
+    const before = sim.requests.length;
+    const { result, ledger } = await runLifecycle(address('2 Pending Ave'), {
+      faults: [
+        {
+          endpoint: 'poll_services',
+          fault: { kind: 'status', status: 503, retryAfterSeconds: 1 },
+          count: 1,
+        },
+      ],
+    });
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'error' });
+    expect(result.responses).toContainEqual({ operation: 'poll_services', code: '503' });
+    // The cleanup waited out the second the API asked for, then closed the session.
+    const requests = sim.requests.slice(before);
+    const refused = requests.findIndex((r) => r.path.endsWith('/services/internet'));
+    const close = requests.find((r) => r.method === 'DELETE');
+    expect(close!.at - requests[refused]!.at).toBeGreaterThanOrEqual(1_000);
+    expect(ledger.list()).toEqual([]);
+    expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+
+  it('ends as rate_limited when the Retry-After in force outlasts the run', async () => {
+    const env = testEnvironment(sim.url, {
+      lifecycle: { addresses: [address('2 Pending Ave')] },
+    });
+    const harness = await testRuntime(env);
+    harness.runtime.gate.closeFor(60_000);
+    const result = await harness.runtime.run(lifecycleCheck);
+    await harness.runtime.close();
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'rate_limited' });
+    expect(result.responses).toEqual([]);
+  });
+
+  it('ends as budget when the request budget cannot serve a step before the deadline', async () => {
+    const env = testEnvironment(sim.url, {
+      requestBudgetPerSecond: 0.1,
+      lifecycle: { addresses: [address('2 Pending Ave')], timeoutMs: 3_000 },
+    });
+    const harness = await testRuntime(env);
+    // The one token goes to a request of another check: the next is 10 s away.
+    await harness.runtime.budget.acquire();
+    const result = await harness.runtime.run(lifecycleCheck);
+    await harness.runtime.close();
+    expect(result).toMatchObject({ outcome: 'fail', reason: 'budget' });
+    expect(result.responses).toEqual([]);
+    expect(harness.ledger.list()).toEqual([]);
+  });
+
   it('detects a closed session that does not answer 410', async () => {
     const { result, ledger } = await runLifecycle(address('2 Pending Ave'), {
       faults: [{ endpoint: 'get_session', fault: { kind: 'not_gone' } }],

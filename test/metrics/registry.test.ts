@@ -83,6 +83,7 @@ const CONTRACT: Array<{
         'unauthorized',
         'rate_limited',
         'address_validation_unavailable',
+        'budget',
         'error',
       ],
     },
