@@ -62,6 +62,8 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
       { version: VERSION, environments: config.environments.map((e) => e.name), configFile },
       'isa-monitor starting',
     );
+    for (const w of loaded.warnings)
+      logger.warn({ key: w.path, detail: w.message }, 'configuration warning');
   }
 
   let daemon;

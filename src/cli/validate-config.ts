@@ -19,5 +19,7 @@ export function validateConfigCommand(args: string[], io: CliIO): number {
   }
   const envs = loaded.config.environments.map((e) => e.name).join(', ');
   io.out(`${configFile}: valid (environments: ${envs})`);
+  // Valid, but some part cannot work as configured: said with its arithmetic, exit still 0.
+  for (const w of loaded.warnings) io.err(`warning: ${formatProblems([w])}`);
   return EXIT.ok;
 }

@@ -24,6 +24,7 @@ import { DEFAULTS, buildConfigSchema, type ConfigDocument, type ResolvedSecret }
 import { MAX_CONFIG_FILE_BYTES, readBoundedText } from './files.js';
 import { describeFileError, type ApiKeySource } from './secrets.js';
 import { CHECK_LIST, type CheckConfigs } from '../checks/index.js';
+import { budgetWarnings } from './budget-fit.js';
 
 export type { ConfigProblem } from './problems.js';
 export type { ApiKeySource } from './secrets.js';
@@ -71,7 +72,13 @@ export interface MonitorConfig {
 }
 
 export type LoadResult =
-  { ok: true; config: MonitorConfig } | { ok: false; problems: ConfigProblem[] };
+  | {
+      ok: true;
+      config: MonitorConfig;
+      /** What is valid but cannot work as configured (e.g. `budget-fit.ts`), with its arithmetic. */
+      warnings: ConfigProblem[];
+    }
+  | { ok: false; problems: ConfigProblem[] };
 
 export interface LoadOptions {
   /** The `--config` option; wins over `ISA_MONITOR_CONFIG`. */
@@ -247,7 +254,8 @@ function validate(
     return failure([...earlier, ...problems]);
   }
   if (earlier.length > 0) return failure(earlier);
-  return { ok: true, config: toMonitorConfig(parsed.data, secrets, ctx, origins) };
+  const config = toMonitorConfig(parsed.data, secrets, ctx, origins);
+  return { ok: true, config, warnings: budgetWarnings(config.environments) };
 }
 
 function toMonitorConfig(
