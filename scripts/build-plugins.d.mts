@@ -3,7 +3,6 @@ import type { Plugin } from 'esbuild';
 
 export declare const zodEnglishOnly: Plugin;
 export declare const iconvUnicodeOnly: Plugin;
-export declare const nodeCronLocalTime: Plugin;
 export declare const mimeDbSubset: Plugin;
 export declare const MEDIA_TYPES_KEPT: string[];
 export declare const REQUIRE_SHIM: string;

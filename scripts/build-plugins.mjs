@@ -3,9 +3,6 @@
 // test/build/plugins.test.ts.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { URL, fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 // Bundled CommonJS packages (express, pino, prom-client, undici) call `require` for Node's own
 // modules; an ES module has none, so each output file gets one as its banner.
@@ -60,38 +57,6 @@ export const iconvUnicodeOnly = {
       resolveDir: args.pluginData,
       loader: 'js',
     }));
-  },
-};
-
-/**
- * node-cron 4 splits every date it matches into calendar fields with `Intl.DateTimeFormat`, also
- * when no time zone is configured (the daemon configures none), and the first such formatter pages
- * in ICU's data and fills ICU's caches: 8.4 MiB of the daemon's RSS, and a few per cent of its CPU
- * per run, measured. For that case its two date functions call `src/scheduler/local-time.ts`,
- * which gives the same fields from `Date`'s getters (tested against node-cron's `Intl` path). A
- * node-cron whose code no longer has these functions fails the build here, not the schedule.
- */
-export const nodeCronLocalTime = {
-  name: 'node-cron-local-time',
-  setup(esbuild) {
-    esbuild.onLoad({ filter: /[\\/]node-cron[\\/]dist[\\/]_shared\.js$/ }, async (args) => {
-      let source = await readFile(args.path, 'utf8');
-      const patches = [
-        ['function buildDateParts(date, timezone) {', '__localDateParts(date)'],
-        ['function getTimezoneGMT(date, timezone) {', '__localGmt(date)'],
-      ];
-      for (const [head, local] of patches) {
-        if (source.split(head).length !== 2) {
-          throw new Error(`node-cron-local-time: \`${head}\` is not in ${args.path} once`);
-        }
-        source = source.replace(head, `${head}\n    if (!timezone) return ${local};`);
-      }
-      const localTime = JSON.stringify(`${root}src/scheduler/local-time.ts`);
-      return {
-        contents: `import { localDateParts as __localDateParts, localGmt as __localGmt } from ${localTime};\n${source}`,
-        loader: 'js',
-      };
-    });
   },
 };
 

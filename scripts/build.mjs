@@ -9,13 +9,7 @@
 import { rmSync } from 'node:fs';
 import { URL, fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import {
-  iconvUnicodeOnly,
-  mimeDbSubset,
-  nodeCronLocalTime,
-  REQUIRE_SHIM,
-  zodEnglishOnly,
-} from './build-plugins.mjs';
+import { iconvUnicodeOnly, mimeDbSubset, REQUIRE_SHIM, zodEnglishOnly } from './build-plugins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist`;
@@ -35,7 +29,7 @@ const common = {
   banner: { js: REQUIRE_SHIM },
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, iconvUnicodeOnly, mimeDbSubset, nodeCronLocalTime],
+  plugins: [zodEnglishOnly, iconvUnicodeOnly, mimeDbSubset],
   // Loaded from node_modules only when stdout is a terminal (logging.ts).
   external: ['pino-pretty'],
 };

@@ -30,7 +30,6 @@ export type { ConfigProblem } from './problems.js';
 export type { ApiKeySource } from './secrets.js';
 export { formatProblems } from './problems.js';
 export { parseDuration, formatDuration } from './duration.js';
-export { cronForInterval } from './interval.js';
 export { isDemoMode, defaultApiKeyEnv } from './env.js';
 export { DEFAULTS, LOG_LEVELS } from './schema.js';
 export { sectionOf } from './section.js';

@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import { formatDuration, parseDuration } from './duration.js';
-import { cronForInterval } from './interval.js';
 import { describeValue } from './problems.js';
 
 export type Loose = Partial<Record<string, unknown>>;
@@ -14,8 +13,6 @@ export type Issues = {
 };
 
 const DURATION_HINT = 'must be a duration such as "1500ms", "60s", "5m" or "1h"';
-const CRON_HINT =
-  'cannot be scheduled evenly by cron: use a divisor of 60s (1s, 2s, 3s, 4s, 5s, 6s, 10s, 12s, 15s, 20s, 30s) or whole minutes dividing 60, or whole hours dividing 24';
 
 /** Cross-key rules run whenever the mapping itself is a mapping, whatever its keys' problems. */
 export const WHEN_MAPPING = { when: (payload: z.core.ParsePayload) => isRecord(payload.value) };
@@ -39,14 +36,20 @@ export function duration(rule?: (ms: number, text: string) => string | undefined
 export const positiveDuration = () =>
   duration((ms) => (ms > 0 ? undefined : 'must be greater than 0'));
 
-/** An interval: at least 1 s and one that cron fires evenly (see `interval.ts`). */
+/** The longest interval: a day (a check run less often than that watches nothing). */
+export const MAX_INTERVAL_MS = 24 * 60 * 60_000;
+
+/**
+ * A check's interval: any duration from 1 s to 24 h (45 s, 90 s, 7 min alike; the scheduler's
+ * tickers take any period, `scheduler/interval-ticker.ts`).
+ */
 export const intervalDuration = () =>
   duration((ms, text) => {
     if (ms < 1000) return `must be at least 1s (got ${describeValue(text)})`;
-    return cronForInterval(ms) === null ? `${describeValue(text)} ${CRON_HINT}` : undefined;
+    return ms > MAX_INTERVAL_MS ? `must be at most 24h (got ${describeValue(text)})` : undefined;
   });
 
-/** The interval of a timer-driven loop (not cron): any duration of at least 1 s. */
+/** The interval of a timer-driven loop (the control probe): any duration of at least 1 s. */
 export const timerInterval = () =>
   duration((ms, text) =>
     ms >= 1000 ? undefined : `must be at least 1s (got ${describeValue(text)})`,

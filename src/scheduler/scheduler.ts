@@ -1,21 +1,16 @@
 /**
- * One schedule per environment and check, driven by node-cron. Runs of the same check never
- * overlap (a run that would is counted as skipped with reason `overlap`); while the API's
- * Retry-After is in force, runs are skipped with `rate_limit_backoff`; when the request budget
- * could not serve a run in time, with `budget`. Each schedule gets a random but fixed start offset
- * inside its interval, so the environments do not fire together. Cron cannot express the part of
- * the offset under a second (without it, at 1000 environments on 60 s pings some 17 runs would
- * start in the same millisecond of every second, one after another, and the last of them
- * measurably late), and a cron tick itself comes a millisecond or more after its second (node-cron
- * sleeps with a whole-millisecond timer, then runs its own bookkeeping). So each interval has one
- * node-cron task, ticking on the last whole second of each of its periods (`59 * * * * *` for 60 s),
- * and that tick arms a timer of its own for every run of the interval in the coming period: it
- * wakes `FIRE_LEAD_MS` before the run's instant, prepares (`SchedulerOptions.prepare`, then the
- * run's set-up), and the run's first request goes out at the instant (`RunOptions.startAt`).
- * One task per interval, not per run: a node-cron tick is a search for the next matching date and
- * several promises, some 10-25 ms of CPU at once a minute on a small machine (code that runs that
- * seldom runs cold; bench/README.md, "One cron task per interval"), and a daemon with two
- * environments then ticks once a minute for its pings instead of twice.
+ * One schedule per environment and check, at any interval of at least a second. Runs of the same
+ * check never overlap (a run that would is counted as skipped with reason `overlap`); while the
+ * API's Retry-After is in force, runs are skipped with `rate_limit_backoff`; when the request
+ * budget could not serve a run in time, with `budget`. Each schedule gets a random but fixed start
+ * offset inside its interval, to the millisecond, so the environments do not fire together (at
+ * 1000 environments on 60 s pings, offsets of whole seconds would start some 17 runs in the same
+ * millisecond of every second, the last of them measurably late). Each interval has one ticker
+ * (`interval-ticker.ts`), waking a second before each of its periods, and that wake arms a timer
+ * of its own for every run of the interval in the coming period: it wakes `FIRE_LEAD_MS` before
+ * the run's instant, prepares (`SchedulerOptions.prepare`, then the run's set-up), and the run's
+ * first request goes out at the instant (`RunOptions.startAt`). One ticker per interval, not per
+ * run: a daemon with two environments wakes once a minute for its pings, not twice.
  *
  * No environment goes silent (docs/architecture.md): a run's in-flight mark, which makes the next
  * tick an `overlap` skip, lasts as long as the run and no longer. Closing leftover sessions after a
@@ -34,13 +29,12 @@
  * is in force, when the request budget has no token within 100 ms, and when the next scheduled run
  * would start before this one's deadline (so the two never overlap).
  */
-import { createTask, type ScheduledTask } from 'node-cron';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AnyCheck, CheckLogger, CheckResult, FollowUpEvent } from '../checks/check.js';
 import type { EnvironmentRuntime } from '../environment.js';
 import type { SkipReason } from '../vocabulary.js';
 import { deadline } from '../limits/timers.js';
-import { cronWithOffset } from './cron.js';
+import { IntervalTicker } from './interval-ticker.js';
 import { FollowUpSequence, nextFireAt } from './follow-up.js';
 
 export interface SchedulerOptions {
@@ -77,7 +71,10 @@ export const RUN_SETTLE_MS = 1_000;
  */
 export const FIRE_LEAD_MS = 10;
 
-/** How far ahead of its period an interval's cron tick comes: the last whole second before it. */
+/**
+ * How far ahead of its period an interval's ticker wakes to arm the period's runs (a whole period
+ * for a 1 s interval): each run then has its own timer, armed well before its instant.
+ */
 const TICK_AHEAD_MS = 1_000;
 
 /** One scheduled check in one environment, and its start offset inside its interval, ms. */
@@ -112,17 +109,18 @@ export const SHUTDOWN_SWEEP_MS = 2_000;
 export interface ScheduledTaskInfo {
   environment: string;
   check: string;
-  cron: string;
+  /** The check's interval in this environment, ms. */
+  intervalMs: number;
   /**
-   * The task's start offset inside its interval, ms: the runs are due at `k × interval + offsetMs`.
-   * `cron` is the interval's task, shared by every run of that interval: it ticks on the last whole
-   * second of each period and arms the period's runs (see the module comment).
+   * The run's start offset inside its interval, ms: the runs are due at `k × intervalMs + offsetMs`
+   * (Unix time, ms). One ticker per interval wakes a second before each period and arms its runs
+   * (see the module comment).
    */
   offsetMs: number;
 }
 
 export class Scheduler {
-  private readonly tasks: ScheduledTask[] = [];
+  private readonly tickers: IntervalTicker[] = [];
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   /** Ends the leftover sweeps in progress: at stop, at once (the shutdown sweep takes over). */
@@ -138,29 +136,30 @@ export class Scheduler {
   constructor(private readonly opts: SchedulerOptions) {}
 
   /**
-   * Creates and starts the tasks: one node-cron task per interval, arming every run of that
-   * interval for the period after its tick. At 1000 environments on 60 s pings that is one task
-   * instead of 1000: node-cron works out the next matching date per task at start and at every
-   * tick, which at one task per run was the largest part of the start-up (bench/README.md, scale
-   * mode).
+   * Starts one ticker per interval (`interval-ticker.ts`), arming every run of that interval for
+   * the period after its wake. At 1000 environments on 60 s pings that is one timer a minute
+   * instead of 1000 (bench/README.md, scale mode).
    */
   start(): void {
     const random = this.opts.random ?? Math.random;
-    const byInterval = new Map<number, { cron: string; runs: Run[] }>();
+    const byInterval = new Map<number, Run[]>();
     for (const env of this.opts.environments) {
       for (const check of this.opts.checks) {
         if (!env.enabled(check)) continue;
         const interval = env.intervalFor(check);
         const offsetMs = Math.floor(random() * interval);
-        let task = byInterval.get(interval);
-        if (task === undefined) {
-          const cron = cronWithOffset(interval, -TICK_AHEAD_MS);
-          if (cron === null) throw new Error(`interval ${interval} ms cannot be scheduled by cron`);
-          task = { cron, runs: [] };
-          byInterval.set(interval, task);
+        let runs = byInterval.get(interval);
+        if (runs === undefined) {
+          runs = [];
+          byInterval.set(interval, runs);
         }
-        task.runs.push({ env, check, offsetMs });
-        this.schedule.push({ environment: env.name, check: check.name, cron: task.cron, offsetMs });
+        runs.push({ env, check, offsetMs });
+        this.schedule.push({
+          environment: env.name,
+          check: check.name,
+          intervalMs: interval,
+          offsetMs,
+        });
         const policy = check.followUp?.policy(env.section(check));
         if (policy) {
           const sequence = new FollowUpSequence(policy);
@@ -170,22 +169,17 @@ export class Scheduler {
       }
     }
     const wallNow = Date.now();
-    for (const [interval, { cron, runs }] of byInterval) {
-      const task = createTask(
-        cron,
-        (context) => {
-          const periodStart = context.date.getTime() + TICK_AHEAD_MS;
+    for (const [interval, runs] of byInterval) {
+      const ticker = new IntervalTicker({
+        intervalMs: interval,
+        aheadMs: Math.min(TICK_AHEAD_MS, interval),
+        onPeriod: (periodStart) => {
           for (const run of runs) this.arm(run.env, run.check, periodStart + run.offsetMs);
         },
-        // A tick that comes late (a thread held up for more than node-cron's default second)
-        // still arms its period, whose runs then start late or on time, instead of being dropped
-        // with all of the interval's runs in it; one a whole period late is the next tick's.
-        { missedExecutionTolerance: interval - 1 },
-      );
-      // The first tick, as node-cron finds it when started just below (the next matching second
-      // after this one, in its time zone). Runs due before the period it arms get their timers
-      // now: as many as fall before it, two for a run late in its period started just before.
-      const firstArmed = task.getNextRuns(1)[0]!.getTime() + TICK_AHEAD_MS;
+      });
+      // Runs due before the first period the ticker arms get their timers now: as many as fall
+      // before it, two for a run late in its period started just before.
+      const firstArmed = ticker.firstPeriod();
       for (const { env, check, offsetMs } of runs) {
         const due = firstArmed + offsetMs;
         let first = due - interval * Math.floor((due - (wallNow + FIRE_LEAD_MS)) / interval);
@@ -193,8 +187,8 @@ export class Scheduler {
         this.reserve(env, check, first);
         for (; first < firstArmed; first += interval) this.arm(env, check, first);
       }
-      this.tasks.push(task);
-      void task.start();
+      this.tickers.push(ticker);
+      ticker.start();
     }
   }
 
@@ -421,7 +415,7 @@ export class Scheduler {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
-    for (const task of this.tasks) await task.destroy();
+    for (const ticker of this.tickers) ticker.stop();
     for (const timer of this.pendingTicks) clearTimeout(timer);
     this.pendingTicks.clear();
     for (const state of this.followUps.values()) {

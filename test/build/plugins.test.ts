@@ -8,12 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import {
-  iconvUnicodeOnly,
-  mimeDbSubset,
-  nodeCronLocalTime,
-  REQUIRE_SHIM,
-} from '../../scripts/build-plugins.mjs';
+import { iconvUnicodeOnly, mimeDbSubset, REQUIRE_SHIM } from '../../scripts/build-plugins.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -42,41 +37,6 @@ async function runBundled(
     timeout: 20_000,
   });
 }
-
-/**
- * node-cron with `Intl.DateTimeFormat` made to throw: a task due every second fires, or the
- * program reports what threw (or, after 10 s, that nothing fired).
- */
-const CRON_WITHOUT_INTL = `
-import { createTask } from 'node-cron';
-Intl.DateTimeFormat = function () { throw new Error('Intl.DateTimeFormat called'); };
-const task = createTask('* * * * * *', (context) => {
-  console.log(JSON.stringify({ fired: true, at: context.date.getTime() }));
-  task.destroy();
-});
-task.on('execution:failed', (e) => console.log(JSON.stringify({ failed: String(e.execution?.error) })));
-try { await task.start(); } catch (err) { console.log(JSON.stringify({ threw: String(err) })); process.exit(0); }
-setTimeout(() => { console.log(JSON.stringify({ fired: false })); process.exit(0); }, 10000).unref();
-`;
-
-describe('nodeCronLocalTime', () => {
-  it.each(['UTC', 'America/New_York', 'Asia/Kolkata'])(
-    'lets node-cron fire without Intl in the local time zone (%s)',
-    async (zone) => {
-      const out = JSON.parse(
-        (await runBundled(CRON_WITHOUT_INTL, [nodeCronLocalTime], { TZ: zone })).trim(),
-      ) as { fired: boolean; at: number };
-      expect(out.fired).toBe(true);
-      // On a whole second, as the expression asks.
-      expect(out.at % 1000).toBe(0);
-    },
-  );
-
-  it('is what keeps node-cron from Intl: unpatched, the probe sees Intl called', async () => {
-    const out = await runBundled(CRON_WITHOUT_INTL, []);
-    expect(out).toContain('Intl.DateTimeFormat called');
-  });
-});
 
 describe('iconvUnicodeOnly', () => {
   const PROGRAM = `

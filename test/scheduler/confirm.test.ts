@@ -1,6 +1,6 @@
 /**
  * Confirmation pings through the real scheduler, the real ping check and a real simulator on
- * loopback, on a fake clock (node-cron's ticks and the follow-up timers): pings every 10 s at
+ * loopback, on a fake clock (the schedule's tickers and the follow-up timers): pings every 10 s at
  * second 0, 10, 20, …; confirmation every 1 s. Requests are counted at the simulator.
  */
 import { setTimeout as realDelay } from 'node:timers/promises';

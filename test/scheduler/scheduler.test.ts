@@ -1,5 +1,5 @@
 /**
- * The scheduler without waiting on the wall clock: node-cron's ticks run on vitest's fake clock,
+ * The scheduler without waiting on the wall clock: its tickers run on vitest's fake clock,
  * and overlap, back-off and shutdown are driven tick by tick with checks the test releases.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -144,7 +144,7 @@ describe('Scheduler', () => {
   it('fires a 1 s check once per second, on the second boundary', async () => {
     const { schedule, starts } = await onFakeClock('2026-01-01T12:00:00.300Z', 3_000, {});
     expect(schedule).toEqual([
-      { environment: 'production', check: 'ping', cron: '* * * * * *', offsetMs: 0 },
+      { environment: 'production', check: 'ping', intervalMs: 1_000, offsetMs: 0 },
     ]);
     expect(starts).toEqual([
       '2026-01-01T12:00:01.000Z',
@@ -192,7 +192,7 @@ describe('Scheduler', () => {
   // Each run is reserved once: the first at start, every later one when the run before it is armed.
   it.each([
     {
-      name: 'reserves the budget for the run after one due before the first cron tick',
+      name: 'reserves the budget for the run after one due before the first tick',
       // Started at 07.000 for a run at 07.684: before the period the first tick (second 14) arms,
       // so the run gets its timer at start (reserving 22.684), and the tick at 14 is for 22.684.
       startIso: '2026-01-01T12:00:07.000Z',
@@ -218,10 +218,10 @@ describe('Scheduler', () => {
     expect(runs.reserved).toEqual(iso(reserved));
   });
 
-  it("arms a period whose cron tick comes late, instead of dropping the period's runs", async () => {
+  it("arms a period whose tick comes late, instead of dropping the period's runs", async () => {
     // The tick at 14 arms the period from 15 (the run at 22.684). Shortly before it the clock
     // jumps 2 s ahead with no timer run meanwhile, as for a thread held up that long: the tick
-    // then comes at 16, 2 s late, past node-cron's default tolerance of a second.
+    // then comes at 16, 2 s late: a whole second after its period began.
     let jumped = false;
     const { starts } = await onFakeClock(
       '2026-01-01T12:00:00.300Z',
@@ -247,7 +247,7 @@ describe('Scheduler', () => {
       intervalMs: 15_000,
     });
     expect(schedule).toEqual([
-      { environment: 'production', check: 'ping', cron: '14-59/15 * * * * *', offsetMs: 7684 },
+      { environment: 'production', check: 'ping', intervalMs: 15_000, offsetMs: 7684 },
     ]);
     expect(starts).toEqual([
       '2026-01-01T12:00:07.684Z',
@@ -299,10 +299,10 @@ describe('Scheduler', () => {
       random: () => fractions[next++]!,
     });
     scheduler.start();
-    expect(scheduler.schedule.map((s) => [s.environment, s.cron, s.offsetMs])).toEqual([
-      ['a', '9-59/10 * * * * *', 3250],
-      ['b', '9-59/10 * * * * *', 3900],
-      ['c', '9-59/10 * * * * *', 7100],
+    expect(scheduler.schedule.map((s) => [s.environment, s.intervalMs, s.offsetMs])).toEqual([
+      ['a', 10_000, 3250],
+      ['b', 10_000, 3900],
+      ['c', 10_000, 7100],
     ]);
     for (let elapsed = 0; elapsed < 20_000; elapsed += 1_000) {
       await vi.advanceTimersByTimeAsync(1_000);

@@ -1,0 +1,42 @@
+/**
+ * The daemon at an interval no cron step divides (docs/configuration.md, "Intervals"): a real
+ * process pinging a loopback simulator every 1500 ms. The pings arrive at that spacing, each at
+ * `k × 1500 ms + offset` of the wall clock, whatever the offset.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSimulator, type TestSimulator } from '../support/harness.js';
+import { API_KEY } from '../support/harness.js';
+import { eventually, startDaemonProcess } from '../support/cli.js';
+import { writeDaemonConfig } from '../support/daemon-config.js';
+
+let sim: TestSimulator;
+beforeAll(async () => {
+  sim = await startTestSimulator();
+});
+afterAll(() => sim.close());
+
+describe('a 1500 ms ping interval', () => {
+  it('pings at that spacing', async () => {
+    const { path } = await writeDaemonConfig(sim.url, {
+      ping: '{ interval: 1500ms, timeout: 500ms }',
+      lifecycle: { enabled: 'false' },
+    });
+    const daemon = startDaemonProcess(['--config', path], { ISA_PRODUCTION_API_KEY: API_KEY });
+    try {
+      const pings = () => sim.requests.filter((r) => r.path === '/ping');
+      await eventually(() => pings().length >= 8, 30_000, '8 pings');
+      const gaps = pings()
+        .slice(0, 8)
+        .map((r, i, all) => (i === 0 ? null : r.at - all[i - 1]!.at))
+        .filter((gap): gap is number => gap !== null)
+        .sort((a, b) => a - b);
+      // Arrival times carry the machine's scheduling noise; the median gap is the interval.
+      const median = gaps[Math.floor(gaps.length / 2)]!;
+      expect(Math.abs(median - 1_500)).toBeLessThan(50);
+      expect(gaps.every((gap) => gap > 1_000 && gap < 2_000)).toBe(true);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.exit;
+    }
+  });
+});
