@@ -46,8 +46,9 @@ export function requestPhases(baseUrl: string): readonly Phase[] {
 const SESSION_CODES = ['200', '400', '401', '410', '415', '422', '429', '500', 'none'] as const;
 
 /**
- * The codes `isa_http_responses_total` starts at 0 for each operation: those the API spec
- * (isa-api.md, "Endpoints") documents for the operation's endpoint, and `none` (no response).
+ * The codes `isa_http_responses_total` starts at 0 for each operation: those the API documents
+ * for the operation's endpoint (docs/simulator.md, "Behaviour, endpoint by endpoint"), and
+ * `none` (no response).
  * Every endpoint also gets 401 (Authentication: every endpoint requires the credential), 429
  * (Limits: the rate limit covers all endpoints) and 500 (Errors: unexpected server failure), so a
  * first rejected key, rate limit or server failure shows in `increase()` wherever it happens.

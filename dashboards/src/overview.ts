@@ -66,7 +66,7 @@ import {
 /** Stable dashboard uid: links, bookmarks and alert annotations point at it. */
 export const OVERVIEW_UID = 'isa-monitor-overview';
 
-/** The ping availability objective (contract §5, `IsaApiErrorBudgetBurn`). */
+/** The ping availability objective (docs/alerts.md, `IsaApiErrorBudgetBurn`). */
 export const AVAILABILITY_OBJECTIVE = 0.995;
 
 /**

@@ -1,9 +1,10 @@
 /**
- * The ISA API in code: one zod schema per resource of the spec (`shared/isa-api.md`), with the
- * TypeScript types inferred from them. The simulator validates requests and builds responses with
- * these; the monitor validates every response it receives against them (the `response_schema`
- * contract check). Response schemas are non-strict on purpose: an extra field the spec does not name
- * is tolerated here and reported separately by `validateResponse` (see `validate.ts`).
+ * The ISA API in code: one zod schema per resource of the API (docs/simulator.md, "Behaviour,
+ * endpoint by endpoint"), with the TypeScript types inferred from them. The simulator validates
+ * requests and builds responses with these; the monitor validates every response it receives
+ * against them (the `response_schema` contract check). Response schemas are non-strict on purpose:
+ * an extra field the spec does not name is tolerated here and reported separately by
+ * `validateResponse` (see `validate.ts`).
  */
 import { z } from 'zod';
 

@@ -53,7 +53,7 @@ export const PING_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 30] as const;
  * Phase buckets: none but `+Inf`. The phase histogram is five series per environment, and what
  * every dashboard, runbook and rule reads from it is each phase's mean (`_sum` / `_count`); its
  * finite buckets were a third of a ping-only environment's samples. A slow-ping count or a
- * quantile comes from `isa_ping_duration_seconds`. It stays a histogram (contract §4), so a
+ * quantile comes from `isa_ping_duration_seconds`. It stays a histogram (docs/metrics.md), so a
  * bucket can come back without renaming anything.
  */
 export const PHASE_BUCKETS = [] as const;

@@ -1,4 +1,4 @@
-/** Usage texts of the command line (contract §1); the check names come from the registry. */
+/** Usage texts of the command line (docs/cli.md); the check names come from the registry. */
 import type { AnyCheck } from '../checks/check.js';
 import { CHECK_LIST, CHECK_NAMES } from '../checks/index.js';
 

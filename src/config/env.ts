@@ -55,7 +55,7 @@ export function defaultApiKeyEnv(environmentName: string): string {
 }
 
 /**
- * True when `run` should start in demo mode (contract §1): no config file was named and no
+ * True when `run` should start in demo mode (docs/cli.md): no config file was named and no
  * variable whose name starts with `ISA_` is set (an empty one counts as unset).
  */
 export function isDemoMode(opts: { configFile?: string; env: NodeJS.ProcessEnv }): boolean {

@@ -1,6 +1,6 @@
 /**
- * Loading and validating the isa-monitor configuration (contract §2): a YAML file or environment
- * variables, defaults first, unknown keys rejected at every level, and every problem reported at
+ * Loading and validating the isa-monitor configuration (docs/configuration.md): a YAML file or
+ * environment variables, defaults first, unknown keys rejected at every level, and every problem reported at
  * once with its key path. Nothing here throws for a bad configuration and nothing logs; the caller
  * prints `formatProblems(problems)` and exits.
  */

@@ -3,7 +3,7 @@
  * (every check's runs, responses and contract checks; the monitor's own) are defined here; each
  * check defines its own metrics in its file, and `METRICS` merges them from the registry. The
  * registry, the recorder, the dashboards and the tests import names from here instead of retyping
- * strings. The set is a public contract (contract §4) pinned by a golden test.
+ * strings. The set is a public contract (docs/metrics.md) pinned by a golden test.
  */
 import { CHECK_LIST, CHECK_NAMES, type CheckMetricDefinitions } from '../checks/index.js';
 import {

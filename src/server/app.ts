@@ -1,6 +1,6 @@
 /**
- * The daemon's HTTP app (contract §3): `/metrics`, `/healthz`, `/readyz`, `/api/status`,
- * `/api/history` and the status page at `/` (also `/status`). A factory without `listen()`, so
+ * The daemon's HTTP app (docs/metrics.md, "Endpoints"): `/metrics`, `/healthz`, `/readyz`,
+ * `/api/status`, `/api/history` and the status page at `/` (also `/status`). A factory without `listen()`, so
  * tests and the daemon choose the socket. Read-only: every path answers GET and HEAD only.
  * Serving never throws: every failure is logged through the injected logger and answered with 500.
  */

@@ -18,7 +18,7 @@ export interface CheckStepJson {
 }
 
 /**
- * The `check --json` document of one run (contract §1): the common fields, plus every registered
+ * The `check --json` document of one run (docs/cli.md): the common fields, plus every registered
  * check's summary keys (`latency_class`, `qualify_status`, ...), null where the check has none.
  */
 export interface CheckJson {

@@ -27,7 +27,7 @@ export const recordingRules = allRules.filter(
 );
 
 /**
- * The alert names of contract §5 plus those added since (docs/alerts.md), each with the
+ * The alert names of docs/alerts.md, each with the
  * severities its rules must have, in the order of docs/runbooks.md.
  */
 export const CONTRACT_ALERTS: Readonly<Record<string, readonly string[]>> = {

@@ -164,7 +164,7 @@ const MONITOR_WIDE = [
   'isa_control_probe_duration_seconds',
 ];
 describe('createMetrics', () => {
-  it('registers every metric of contract §4 with its type and labels', async () => {
+  it('registers every metric of docs/metrics.md with its type and labels', async () => {
     const { registry } = testMetrics();
     const json = await registry.getMetricsAsJSON();
     for (const contract of CONTRACT) {
@@ -483,7 +483,7 @@ describe('isa_http_responses_total: the codes each operation starts with', () =>
       // failure, no answer at all.
       expect(codes, operation).toEqual(expect.arrayContaining(['401', '429', '500', 'none']));
     }
-    // Spot checks against the spec (isa-api.md): each endpoint's own codes, not the union.
+    // Spot checks against the spec (docs/simulator.md): each endpoint's own codes, not the union.
     expect(await codesOf(registry, 'ping')).toEqual(['200', '401', '415', '429', '500', 'none']);
     expect(await codesOf(registry, 'create_session')).toContain('503');
     expect(await codesOf(registry, 'verify_gone')).toContain('410');
@@ -558,7 +558,7 @@ describe('isa_ping_duration_seconds: a coarse ladder and every configured thresh
     ).toEqual([0.05, 0.1, 0.2, 0.25, 0.3, 0.5, 0.6, 0.75, 1, 2, 2.5, 30]);
   });
 
-  it('keeps 0.1, 0.5 and 1 s whatever the thresholds (contract §4)', () => {
+  it('keeps 0.1, 0.5 and 1 s whatever the thresholds (docs/metrics.md)', () => {
     const bounds = pingBounds({
       thresholds: { expected: '40ms', warning: '70ms', critical: '90ms' },
     });

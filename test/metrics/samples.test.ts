@@ -1,6 +1,6 @@
 /**
- * Series exist only for enabled checks (issue 7, contract §6): a daemon whose environment runs
- * only `ping` exports at most 48 samples for it, counted on a real `/metrics` scrape after a
+ * Series exist only for enabled checks (docs/metrics.md, "What exists from start-up"): a daemon
+ * whose environment runs only `ping` exports at most 48 samples for it, counted on a real `/metrics` scrape after a
  * ping has run (so the "last event" gauges are there too).
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
