@@ -58,15 +58,21 @@ function run(c: AnyCheck, overrides: Partial<RunOptions> = {}) {
   return { result, lines };
 }
 
+/** A budget of 1 request a second on vitest's fake clock, from 0. */
+function oneTokenASecond() {
+  vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  const clock = () => Date.now();
+  const budget = new RequestBudget(1, clock, {
+    set: (fn, ms) => setTimeout(fn, ms),
+    clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
+  });
+  return { budget, clock };
+}
+
 describe('a budget token that cannot come in time', () => {
   it('ends the run as `budget` at once, not as an error at the deadline', async () => {
-    vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const clock = () => Date.now();
     // 1 request a second: the second token is 990 ms away, the run has 200 ms.
-    const budget = new RequestBudget(1, clock, {
-      set: (fn, ms) => setTimeout(fn, ms),
-      clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
-    });
+    const { budget, clock } = oneTokenASecond();
     let requests = 0;
     const twice = check(async (ctx) => {
       await ctx.acquireBudget();
@@ -84,12 +90,7 @@ describe('a budget token that cannot come in time', () => {
   });
 
   it('is `budget` too when the deadline comes while the request waits for its token', async () => {
-    vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const clock = () => Date.now();
-    const budget = new RequestBudget(1, clock, {
-      set: (fn, ms) => setTimeout(fn, ms),
-      clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
-    });
+    const { budget, clock } = oneTokenASecond();
     // The estimate says 990 ms, within the 1500 ms deadline; a ping made due once the wait began
     // takes the token first, so the wait outlasts the run.
     const waiting = check(async (ctx) => {

@@ -4,9 +4,6 @@
  * `k × interval + offset`, hours on end, no drift, and a late wake still arms its period.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AnyCheck } from '../../src/checks/check.js';
-import { lifecycleCheck } from '../../src/checks/lifecycle.js';
-import { pingCheck } from '../../src/checks/ping.js';
 import { parseConfigText } from '../../src/config/index.js';
 import { IntervalTicker, periodStartAtOrAfter } from '../../src/scheduler/interval-ticker.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
@@ -17,6 +14,7 @@ import {
   testRuntime,
   type TestSimulator,
 } from '../support/harness.js';
+import { instantPing, noLifecycle } from '../support/scheduled-checks.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -91,15 +89,6 @@ describe('the scheduler at any interval', () => {
   });
   afterAll(() => sim.close());
 
-  const instant: AnyCheck = {
-    ...pingCheck,
-    run: () => Promise.resolve({ outcome: 'pass', reason: null, facts: null }),
-  };
-  const noLifecycle: AnyCheck = {
-    ...lifecycleCheck,
-    run: () => Promise.reject(new Error('not scheduled here')),
-  };
-
   it.each([
     { intervalMs: 45_000, spanMs: 6 * 45_000 },
     { intervalMs: 7 * 60_000, spanMs: 4 * 7 * 60_000 },
@@ -116,7 +105,7 @@ describe('the scheduler at any interval', () => {
     const starts: number[] = [];
     const scheduler = new Scheduler({
       environments: [runtime],
-      checks: [instant, noLifecycle],
+      checks: [instantPing, noLifecycle],
       onResult: (r) => starts.push(r.startedAt),
       onSkip: () => {},
       log: captureLogger().log,

@@ -10,8 +10,8 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AnyCheck, CheckResult } from '../../src/checks/check.js';
-import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import { pingCheck } from '../../src/checks/ping.js';
+import type { EnvironmentRuntime } from '../../src/environment.js';
 import { RUN_SETTLE_MS, Scheduler } from '../../src/scheduler/scheduler.js';
 import type { SkipReason } from '../../src/vocabulary.js';
 import {
@@ -21,6 +21,7 @@ import {
   testRuntime,
   type TestSimulator,
 } from '../support/harness.js';
+import { instantPing, noLifecycle } from '../support/scheduled-checks.js';
 
 let sim: TestSimulator;
 beforeAll(async () => {
@@ -31,15 +32,20 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const noLifecycle: AnyCheck = {
-  ...lifecycleCheck,
-  run: () => Promise.reject(new Error('not scheduled in these tests')),
-};
-
-const instantPing: AnyCheck = {
-  ...pingCheck,
-  run: () => Promise.resolve({ outcome: 'pass', reason: null, facts: null }),
-};
+/**
+ * Makes `runtime`'s sweeps wait as the real one did when the defect showed (until its signal
+ * aborts: a budget token kept for the very ping it held up); the signals they were given.
+ */
+function waitingSweeps(runtime: EnvironmentRuntime): AbortSignal[] {
+  const signals: AbortSignal[] = [];
+  runtime.reaper.sweep = (opts = {}) => {
+    signals.push(opts.signal!);
+    return new Promise<number>((resolve) =>
+      opts.signal?.addEventListener('abort', () => resolve(0), { once: true }),
+    );
+  };
+  return signals;
+}
 
 async function setUp(check: AnyCheck) {
   const env = testEnvironment(sim.url, {
@@ -65,15 +71,8 @@ async function setUp(check: AnyCheck) {
 describe('a run and the sweep after it', () => {
   it("never holds the run's in-flight mark: the next ping runs while a sweep still waits", async () => {
     const { runtime, scheduler, results, skips } = await setUp(instantPing);
-    // A sweep that waits as the real one did: until its signal aborts (a budget token kept for
-    // the very ping it held up). Event order only: no clock is involved.
-    const sweepSignals: AbortSignal[] = [];
-    runtime.reaper.sweep = (opts = {}) => {
-      sweepSignals.push(opts.signal!);
-      return new Promise<number>((resolve) =>
-        opts.signal?.addEventListener('abort', () => resolve(0), { once: true }),
-      );
-    };
+    // Event order only: no clock is involved.
+    const sweepSignals = waitingSweeps(runtime);
     scheduler.fire(runtime, instantPing);
     await vi.waitFor(() => expect(results).toHaveLength(1));
     await vi.waitFor(() => expect(scheduler.running).toBe(0));
@@ -91,13 +90,7 @@ describe('a run and the sweep after it', () => {
   it('bounds a sweep by its own deadline, so the next one can start', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const { runtime, scheduler, results } = await setUp(instantPing);
-    const sweepSignals: AbortSignal[] = [];
-    runtime.reaper.sweep = (opts = {}) => {
-      sweepSignals.push(opts.signal!);
-      return new Promise<number>((resolve) =>
-        opts.signal?.addEventListener('abort', () => resolve(0), { once: true }),
-      );
-    };
+    const sweepSignals = waitingSweeps(runtime);
     scheduler.fire(runtime, instantPing);
     await vi.waitFor(() => expect(results).toHaveLength(1));
     await vi.advanceTimersByTimeAsync(runtime.sweepTimeoutMs());

@@ -4,7 +4,6 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AnyCheck, CheckResult } from '../../src/checks/check.js';
-import { lifecycleCheck } from '../../src/checks/lifecycle.js';
 import { pingCheck } from '../../src/checks/ping.js';
 import type { SkipReason } from '../../src/vocabulary.js';
 import type { EnvironmentRuntime } from '../../src/environment.js';
@@ -16,6 +15,7 @@ import {
   testRuntime,
   type TestSimulator,
 } from '../support/harness.js';
+import { instantPing, noLifecycle } from '../support/scheduled-checks.js';
 
 let sim: TestSimulator;
 beforeAll(async () => {
@@ -25,11 +25,6 @@ afterAll(() => sim.close());
 afterEach(() => {
   vi.useRealTimers();
 });
-
-const noLifecycle: AnyCheck = {
-  ...lifecycleCheck,
-  run: () => Promise.reject(new Error('not scheduled in these tests')),
-};
 
 /** A ping check whose runs wait until the test releases them; `started` counts the runs. */
 function heldPing() {
@@ -102,10 +97,7 @@ async function setUp(
   return { runtime, scheduler, results, skips, nextResult };
 }
 
-const instant: AnyCheck = {
-  ...pingCheck,
-  run: () => Promise.resolve({ outcome: 'pass', reason: null, facts: null }),
-};
+const instant = instantPing;
 
 describe('Scheduler', () => {
   /** Runs an instant check on the fake clock from `startIso` for `ms`; its runs' start times. */
