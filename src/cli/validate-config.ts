@@ -17,6 +17,8 @@ export function validateConfigCommand(args: string[], io: CliIO): number {
     io.err(formatProblems(loaded.problems));
     return EXIT.usage;
   }
+  // Still valid (exit 0): a deprecated key loads, but the file should change.
+  for (const warning of loaded.warnings) io.err(`warning: ${formatProblems([warning])}`);
   const envs = loaded.config.environments.map((e) => e.name).join(', ');
   io.out(`${configFile}: valid (environments: ${envs})`);
   return EXIT.ok;

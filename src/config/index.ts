@@ -70,8 +70,13 @@ export interface MonitorConfig {
   environments: EnvironmentConfig[];
 }
 
+/**
+ * A configuration and its warnings (deprecated keys: the file loads, but should change), or every
+ * problem that keeps it from loading.
+ */
 export type LoadResult =
-  { ok: true; config: MonitorConfig } | { ok: false; problems: ConfigProblem[] };
+  | { ok: true; config: MonitorConfig; warnings: ConfigProblem[] }
+  | { ok: false; problems: ConfigProblem[] };
 
 export interface LoadOptions {
   /** The `--config` option; wins over `ISA_MONITOR_CONFIG`. */
@@ -247,7 +252,27 @@ function validate(
     return failure([...earlier, ...problems]);
   }
   if (earlier.length > 0) return failure(earlier);
-  return { ok: true, config: toMonitorConfig(parsed.data, secrets, ctx, origins) };
+  return {
+    ok: true,
+    config: toMonitorConfig(parsed.data, secrets, ctx, origins),
+    warnings: deprecations(parsed.data).map((p) => ({
+      ...p,
+      path: origins.get(p.path) ?? p.path,
+    })),
+  };
+}
+
+/** Every deprecated key set in a check section of an environment, with its key path. */
+function deprecations(doc: ConfigDocument): ConfigProblem[] {
+  return doc.environments.flatMap((env, index) => {
+    const sections = env as unknown as Record<string, unknown>;
+    return CHECK_LIST.flatMap((check) =>
+      check.config.deprecations(sections[check.name]).map(({ key, message }) => ({
+        path: formatKeyPath(['environments', index, check.name, key]),
+        message,
+      })),
+    );
+  });
 }
 
 function toMonitorConfig(

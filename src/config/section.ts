@@ -60,6 +60,8 @@ export interface CheckSection<C extends CheckConfigBase = CheckConfigBase> {
   requestGaps(v: Loose): RequestGap[];
   /** The section's content in a configuration built from environment variables (no file). */
   readonly fileless?: Record<string, unknown>;
+  /** The deprecated keys set in a parsed section, each with what to do instead. */
+  deprecations(parsed: unknown): Array<{ key: string; message: string }>;
 }
 
 interface UniformParsed {
@@ -82,6 +84,11 @@ export interface SectionSpec<Shape extends z.ZodRawShape, Own> {
   /** Requests the check makes more often than once per interval (e.g. polls). */
   extraGaps?: (v: Loose) => RequestGap[];
   fileless?: Record<string, unknown>;
+  /**
+   * Keys of `shape` kept only so older files still load, each with its warning (what to do
+   * instead). The key's value is validated as before and then ignored by `toConfig`.
+   */
+  deprecated?: Partial<Record<keyof Shape & string, string>>;
 }
 
 /** Builds a check's config section: uniform keys first, then the check's own. */
@@ -126,6 +133,12 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
       return [...gaps, ...(spec.extraGaps?.(v) ?? [])];
     },
     ...(spec.fileless ? { fileless: spec.fileless } : {}),
+    deprecations(parsed) {
+      const section = (parsed ?? {}) as Record<string, unknown>;
+      return Object.entries(spec.deprecated ?? {})
+        .filter(([key]) => section[key] !== undefined)
+        .map(([key, message]) => ({ key, message: String(message) }));
+    },
   };
 }
 

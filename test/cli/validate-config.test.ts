@@ -64,6 +64,27 @@ describe('isa-monitor validate-config', () => {
     expect(run.stderr + run.stdout).not.toContain('sk-live-0123456789');
   });
 
+  it('accepts a deprecated key with a warning on stderr, exit 0', async () => {
+    const path = await configFile(
+      [
+        'environments:',
+        '  - name: production',
+        '    base_url: https://api.example.invalid',
+        '    api_key_env: ISA_TEST_KEY',
+        '    lifecycle: { enabled: false }',
+        '    analytics: { enabled: true, campaign_id: isa-monitor-synthetic }',
+      ].join('\n'),
+    );
+    const run = await runCli(['validate-config', '--config', path], {
+      env: { ISA_TEST_KEY: 'k' },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('valid (environments: production)');
+    expect(run.stderr).toMatch(
+      /^warning: environments\[0\]\.analytics\.campaign_id: deprecated and ignored: /,
+    );
+  });
+
   it('needs --config', async () => {
     const run = await runCli(['validate-config']);
     expect(run.code).toBe(2);
