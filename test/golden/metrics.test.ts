@@ -11,8 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { createServerApp } from '../../src/server/app.js';
 import { StatusHistory } from '../../src/server/status.js';
-import { T0, lifecycleResult, pingResult, testMetrics } from '../metrics/fixtures.js';
+import {
+  T0,
+  analyticsResult,
+  coverageResult,
+  lifecycleResult,
+  pingResult,
+  providersResult,
+  testMetrics,
+} from '../metrics/fixtures.js';
 import { serve, type Served } from '../server/serve.js';
+import { testEnvironment } from '../support/harness.js';
 
 const GOLDEN = fileURLToPath(new URL('./metrics.txt', import.meta.url));
 
@@ -59,6 +68,21 @@ beforeAll(async () => {
   const recorder = new Recorder(metrics);
   const status = new StatusHistory();
   for (const environment of ['production', 'sandbox']) {
+    // The configuration gauges of the checks testMetrics leaves off (coverage's expectation,
+    // analytics' lag bound): a family without a sample would pin no labels.
+    recorder.describeEnvironment(
+      testEnvironment('http://127.0.0.1:9', {
+        name: environment,
+        ping: { enabled: false },
+        lifecycle: { enabled: false },
+        providers: { enabled: true },
+        coverage: { enabled: true },
+        analytics: { enabled: true },
+      }),
+    );
+    recorder.recordResult(providersResult({ environment }));
+    recorder.recordResult(coverageResult({ environment }));
+    recorder.recordResult(analyticsResult({ environment }));
     for (const kind of ['ok', 'timeout', 'unauthorized', 'teapot'] as const) {
       recorder.recordResult(pingResult(kind, { environment }));
     }
@@ -89,6 +113,19 @@ describe('golden metric set', () => {
     expect(existsSync(GOLDEN), 'golden file missing: run with UPDATE_GOLDEN=1').toBe(true);
     // A plain string comparison, so the failure shows a line diff.
     expect(actual).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('pins the labels of every family: each has at least one sample', async () => {
+    const lines = metricSignatures(await (await fetch(`${served.url}/metrics`)).text())
+      .trimEnd()
+      .split('\n');
+    const families = lines.filter((line) => line.startsWith('# TYPE '));
+    // A `# TYPE` line followed by another (or by nothing) is a family without samples.
+    const bare = lines.filter(
+      (line, i) => line.startsWith('# TYPE ') && (lines[i + 1] ?? '# TYPE').startsWith('# TYPE '),
+    );
+    expect(families.length).toBeGreaterThanOrEqual(52);
+    expect(bare).toEqual([]);
   });
 
   it('reduces an exposition to its signatures', () => {
