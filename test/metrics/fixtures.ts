@@ -28,12 +28,18 @@ export function environment(name: string): MetricsEnvironment {
 
 export const BUILD = { version: '1.2.3', revision: 'abc1234', nodejs: 'v20.20.2' };
 
-/** A registry for production and sandbox, without process metrics (keeps tests deterministic). */
-export function testMetrics(names: string[] = ['production', 'sandbox']): Metrics {
+/**
+ * A registry for production and sandbox, without process metrics (keeps tests deterministic)
+ * unless `processMetrics` asks for the daemon's full set.
+ */
+export function testMetrics(
+  names: string[] = ['production', 'sandbox'],
+  opts: { processMetrics?: boolean } = {},
+): Metrics {
   const metrics = createMetrics({
     environments: names.map(environment),
     build: BUILD,
-    collectDefaultMetrics: false,
+    collectDefaultMetrics: opts.processMetrics ?? false,
     // Every family registered: the control probe's too.
     control: true,
   });
