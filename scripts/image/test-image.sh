@@ -92,7 +92,8 @@ say "built $tag in ${build_seconds} s; image size $((size_bytes / 1000000)) MB (
 
 health=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$tag")
 [[ "$health" == *healthcheck.js* ]] || fail "HEALTHCHECK missing from the image config (built without --format docker?): $health"
-say "HEALTHCHECK kept in the image config"
+[[ "$health" == *'"StartPeriod":15000000000'* ]] || fail "HEALTHCHECK without its 15 s start period: $health"
+say "HEALTHCHECK kept in the image config, with its start period"
 
 # Without systemd, podman logs "unable to get systemd connection to add healthchecks" for every
 # container of an image with a HEALTHCHECK: it cannot schedule the check, which this script runs
