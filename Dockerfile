@@ -3,7 +3,7 @@
 # Run:   docker run -p 9464:9464 -v ./config.yaml:/etc/isa-monitor/config.yaml:ro \
 #          -e ISA_PRODUCTION_API_KEY -e ISA_SANDBOX_API_KEY isa-monitor
 
-# --- build stage: install with the lock file, compile TypeScript, drop dev dependencies ---
+# --- build stage: install with the lock file, bundle, then keep only what the bundle leaves out ---
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -12,6 +12,8 @@ COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/build-plugins.mjs ./scripts/
 COPY src ./src
 COPY web ./web
+# The bundle holds every package but package.json's `dependencies` (scripts/build.mjs): pruning to
+# those leaves pino-pretty and what it needs, from the same lock file.
 RUN npm run build && npm prune --omit=dev
 
 # --- runtime stage: only what the daemon needs, as a non-root user ---
@@ -33,7 +35,8 @@ RUN chmod 0755 /app/dist/cli.js \
 WORKDIR /var/lib/isa-monitor
 USER node
 EXPOSE 9464
-# (No --start-period: dockerfilelint 1.8 misreads that option as invalid.)
-HEALTHCHECK --interval=30s --timeout=5s --retries=3 CMD node /app/dist/healthcheck.js
+# Failed probes in the first 15 s do not count: a start on a busy host takes seconds.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
+  CMD node /app/dist/healthcheck.js
 ENTRYPOINT ["isa-monitor"]
 CMD ["run", "--config", "/etc/isa-monitor/config.yaml"]

@@ -6,13 +6,19 @@
 //   dist/healthcheck.js  the container's HEALTHCHECK
 // Whitespace and syntax are minified, identifiers are not: a stack trace still names our functions
 // (`node --enable-source-maps` maps it to src/ with the .map files beside each output).
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { URL, fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { iconvUnicodeOnly, mimeDbSubset, REQUIRE_SHIM, zodEnglishOnly } from './build-plugins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist`;
+/**
+ * What the bundle leaves to node_modules/ is exactly package.json's `dependencies` (pino-pretty:
+ * loaded from there only when stdout is a terminal, `logging.ts`); every other package is bundled
+ * and so a devDependency. The image installs `dependencies` alone (docs/deploy.md).
+ */
+const { dependencies = {} } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
 const common = {
   absWorkingDir: root,
@@ -30,8 +36,7 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [zodEnglishOnly, iconvUnicodeOnly, mimeDbSubset],
-  // Loaded from node_modules only when stdout is a terminal (logging.ts).
-  external: ['pino-pretty'],
+  external: Object.keys(dependencies),
 };
 
 // Files of an earlier build (other chunk names, the former one-file-per-module layout) go.

@@ -85,7 +85,7 @@ export class EnvironmentRuntime {
       log: opts.log,
       onUnrecoverable,
       // Journaled first: the session exists whether or not the ledger write succeeds.
-      onCreated: (token) => this.createdSessions.add(token),
+      onCreated: (token, campaignId) => this.createdSessions.add(token, campaignId),
       ...(opts.lateAnswerGraceMs === undefined ? {} : { graceMs: opts.lateAnswerGraceMs }),
     });
     this.sessions = this.tracking;

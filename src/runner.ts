@@ -87,7 +87,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
       for (const token of created.tokens) held.add(token);
       return created;
     },
-    opened: (token) => opts.sessions.opened(token),
+    opened: (token, campaignId) => opts.sessions.opened(token, campaignId),
     closed(token) {
       held.delete(token);
       return opts.sessions.closed(token);

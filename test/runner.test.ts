@@ -93,8 +93,8 @@ describe('the run deadline and a request timeout', () => {
     const seen: { response?: ApiResponse; aborted?: boolean } = {};
     const { result } = await run(pingWithTimeout(50, seen), { timeoutMs: 5_000 });
     expect(seen.response?.transportError?.code).toBe(DEADLINE_CODE);
+    // Not aborted: the run's 5 s deadline had not fired when the check returned.
     expect(seen.aborted).toBe(false);
-    expect(result.durationMs).toBeLessThan(4_000);
     expect(result.steps).toHaveLength(1);
   });
 
@@ -103,8 +103,8 @@ describe('the run deadline and a request timeout', () => {
     const { result } = await run(pingWithTimeout(5_000, seen), { timeoutMs: 50 });
     expect(seen.response?.transportError?.code).toBe(CALLER_ABORT_CODE);
     expect(seen.aborted).toBe(true);
+    // Cut by the abort (CALLER_ABORT_CODE above), not by its own 5 s timeout.
     expect(result.durationMs).toBeGreaterThanOrEqual(40);
-    expect(result.durationMs).toBeLessThan(4_000);
   });
 });
 
@@ -130,8 +130,8 @@ describe('how a failed run is classified', () => {
       return { outcome: 'pass', reason: null, facts: null };
     });
     const { result } = await run(started, { signal: shutdown.signal });
+    // The 60 s sleep was cut: the run ended within the test's own timeout.
     expect(result).toMatchObject({ outcome: 'fail', reason: 'timeout' });
-    expect(result.durationMs).toBeLessThan(4_000);
   });
 
   it('is an error when the check throws before its deadline', async () => {
@@ -217,7 +217,6 @@ describe('cleanups', () => {
     const { result } = await run(c, { cleanupTimeoutMs: 30 });
     expect(cleanupAborted).toBe(true);
     expect(result.outcome).toBe('pass');
-    expect(result.durationMs).toBeLessThan(4_000);
   });
 });
 
@@ -279,7 +278,11 @@ describe('a run set up ahead of its instant (startAt)', () => {
     // The wait until the instant lasted at least `leadMs` less the millisecond Date.now() may
     // trail by; none of it is in the duration.
     expect(result.durationMs).toBeLessThanOrEqual(endMono - setUpMono - (leadMs - 1));
-    expect(result.budgetWaitMs).toBeLessThan(leadMs - 1);
+    // Nor is it a budget wait: the lead, the budget wait and the run lie apart in the time
+    // measured around them, however slow the machine was.
+    expect(result.durationMs + (result.budgetWaitMs ?? 0)).toBeLessThanOrEqual(
+      endMono - setUpMono - (leadMs - 1),
+    );
   });
 
   it('starts at once when it is set up after its instant', async () => {

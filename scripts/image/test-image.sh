@@ -92,28 +92,35 @@ say "built $tag in ${build_seconds} s; image size $((size_bytes / 1000000)) MB (
 
 health=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$tag")
 [[ "$health" == *healthcheck.js* ]] || fail "HEALTHCHECK missing from the image config (built without --format docker?): $health"
-say "HEALTHCHECK kept in the image config"
+[[ "$health" == *'"StartPeriod":15000000000'* ]] || fail "HEALTHCHECK without its 15 s start period: $health"
+say "HEALTHCHECK kept in the image config, with its start period"
 
 # Without systemd, podman logs "unable to get systemd connection to add healthchecks" for every
 # container of an image with a HEALTHCHECK: it cannot schedule the check, which this script runs
 # itself with `podman healthcheck run`. Such messages go to $work/podman.err.
 step "contents"
-# Only the compiled daemon and its production dependencies: no sources, tests or dev tools.
+# Only the bundled daemon and the one package the bundle leaves out (pino-pretty, for a terminal;
+# scripts/build.mjs): no sources, tests, dev tools, nor the packages the bundle already holds.
 podman run --rm --network=none --entrypoint /bin/sh "$tag" -c '
   set -e
   # npm prune leaves an empty @types directory behind: only a non-empty path counts.
   for p in /app/src /app/test /app/bench /app/scripts /app/tsconfig.json /app/node_modules/.bin/tsc \
            /app/node_modules/typescript /app/node_modules/vitest /app/node_modules/eslint \
-           /app/node_modules/prettier /app/node_modules/tsx /app/node_modules/@types; do
+           /app/node_modules/prettier /app/node_modules/tsx /app/node_modules/@types \
+           /app/node_modules/prom-client /app/node_modules/undici /app/node_modules/express \
+           /app/node_modules/zod /app/node_modules/yaml /app/node_modules/node-cron \
+           /app/node_modules/pino /app/node_modules/uplot; do
     if [ -e "$p" ] && { [ ! -d "$p" ] || [ -n "$(ls -A "$p")" ]; }; then echo "present: $p"; exit 1; fi
   done
-  test -f /app/dist/cli.js && test -f /app/node_modules/prom-client/package.json
+  test -f /app/dist/cli.js && test -f /app/node_modules/pino-pretty/package.json
   for p in /app/dashboards/src /app/alerts/tests; do
     if [ -e "$p" ]; then echo "present: $p (.dockerignore should leave it out)"; exit 1; fi
   done
   node --version
 ' >"$work/contents.out" 2>>"$work/podman.err" || fail "image contents: $(cat "$work/contents.out")"
-say "no sources, tests or dev dependencies in /app; runtime $(tail -1 "$work/contents.out")"
+say "no sources, tests, dev dependencies or bundled packages in /app; runtime $(tail -1 "$work/contents.out")"
+du_modules=$(podman run --rm --network=none --entrypoint /bin/sh "$tag" -c 'du -sk /app/node_modules | cut -f1' 2>>"$work/podman.err")
+say "/app/node_modules: ${du_modules} KiB (pino-pretty and its dependencies)"
 
 step "run against a simulator"
 key="smoke-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
@@ -190,6 +197,20 @@ for variable in MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072; do
   [[ $'\n'"$environ"$'\n' == *$'\n'"$variable"$'\n'* ]] || fail "the daemon runs without $variable"
 done
 say "the daemon runs with the interpreter line's memory settings: $cmdline"
+
+step "a terminal: logs through pino-pretty"
+# The one package loaded from node_modules, and only with a terminal: a demo started with -t must
+# come up and log pretty lines, not JSON (and not a missing-module error).
+tty_port=$(free_port)
+tty=isa-monitor-tty-$$
+containers+=("$tty")
+podman run -d -t --name "$tty" --network=host "$tag" run --listen "127.0.0.1:$tty_port" >/dev/null 2>>"$work/podman.err"
+wait_for "http_get http://127.0.0.1:$tty_port/readyz" 60 || fail "demo with a terminal never got ready: $(podman logs "$tty" 2>&1 | tail -5)"
+podman logs "$tty" >"$work/tty.log" 2>&1
+grep 'DEMO MODE' "$work/tty.log" >/dev/null || fail "demo with a terminal: no DEMO MODE line: $(tail -5 "$work/tty.log")"
+if grep '^{' "$work/tty.log" >/dev/null; then fail "JSON lines on a terminal: pino-pretty was not used"; fi
+say "with a terminal (-t), the daemon logs through pino-pretty"
+podman stop -t 15 "$tty" >/dev/null 2>>"$work/podman.err"
 
 step "SIGTERM mid-lifecycle"
 open_json() { http_get "$S/__sim/sessions?status=open&environment=production"; }

@@ -11,7 +11,9 @@
  *   run, oldest first and at most `max_lookups` a run, until it appears (a 404 means "not yet").
  *   The time from creation to first appearance is the lag; a session still absent after
  *   `ingest_timeout` is counted missing and no longer looked up. The appearing row's
- *   `campaign_id` must be the configured one (contract check `analytics_campaign_id`).
+ *   `campaign_id` must be the one the session was created with, as the journal recorded it
+ *   (contract check `analytics_campaign_id`): no setting of this check repeats it, so a healthy
+ *   API never fails the check whatever the lifecycle's `campaign_id` is.
  *
  * The API allows 60 analytics requests a minute per client. A run makes at most
  * `max_pages + max_lookups` of them and runs never overlap, so the configuration rule below keeps
@@ -53,8 +55,6 @@ export interface AnalyticsConfig extends CheckConfigBase {
   initialWindowMs: number;
   maxPages: number;
   maxLookups: number;
-  /** The campaign the synthetic sessions are created with (the lifecycle's `campaign_id`). */
-  campaignId: string;
   /** A session that takes longer than this to appear is late (counted once). */
   ingestLagBoundMs: number;
   /** A session not seen after this long is missing and is no longer looked up. */
@@ -83,6 +83,8 @@ export interface AnalyticsFacts {
 /** A synthetic session awaited in analytics. */
 interface Awaited {
   token: string;
+  /** The `campaign_id` the session was created with (null: none). */
+  campaignId: string | null;
   createdAt: number;
   late: boolean;
 }
@@ -123,10 +125,14 @@ const section = checkSection({
     initial_window: positiveDuration().prefault('1h'),
     max_pages: z.number().int().min(1).max(50).default(10),
     max_lookups: z.number().int().min(0).max(50).default(5),
-    // The API's rule for campaign_id; the lifecycle's default.
-    campaign_id: z.string().min(1).max(100).default('isa-monitor-synthetic'),
+    // Deprecated and ignored (see `deprecated` below); still accepted so older files load.
+    campaign_id: z.string().min(1).max(100).optional(),
     ingest_lag_bound: positiveDuration().prefault('5m'),
     ingest_timeout: positiveDuration().prefault('30m'),
+  },
+  deprecated: {
+    campaign_id:
+      'deprecated and ignored: each session is compared with the campaign_id it was created with (lifecycle.campaign_id); remove this key',
   },
   refine(v, issues) {
     shorterThan(v, issues, 'ingest_lag_bound', 'ingest_timeout', 'analytics');
@@ -136,7 +142,6 @@ const section = checkSection({
     initialWindowMs: p.initial_window,
     maxPages: p.max_pages,
     maxLookups: p.max_lookups,
-    campaignId: p.campaign_id,
     ingestLagBoundMs: p.ingest_lag_bound,
     ingestTimeoutMs: p.ingest_timeout,
   }),
@@ -330,7 +335,12 @@ function mostSevere(results: AnalyticsResult[]): AnalyticsResult {
 function takeNewSessions(ctx: Ctx, memory: AnalyticsMemory): void {
   for (const entry of ctx.createdSessions.since(memory.journalSeq)) {
     memory.journalSeq = entry.seq;
-    memory.awaiting.push({ token: entry.token, createdAt: entry.createdAt, late: false });
+    memory.awaiting.push({
+      token: entry.token,
+      campaignId: entry.campaignId,
+      createdAt: entry.createdAt,
+      late: false,
+    });
   }
 }
 
@@ -407,14 +417,14 @@ async function lookUpAwaited(
         session.late = true;
         facts.late += 1;
       }
-      if (validation.data.data.campaign_id === ctx.config.campaignId) {
+      if (validation.data.data.campaign_id === session.campaignId) {
         ctx.contract('analytics_campaign_id', 'pass');
       } else {
         // The value itself stays out: it comes from the API.
         ctx.contract(
           'analytics_campaign_id',
           'fail',
-          'campaign_id differs from the configured one',
+          'campaign_id differs from the one the session was created with',
         );
         result = 'campaign_mismatch';
       }

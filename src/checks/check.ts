@@ -164,8 +164,11 @@ export interface SessionTracker {
     options: RequestOptions,
     admit?: () => Promise<void>,
   ): Promise<{ response: ApiResponse; tokens: string[]; durable: boolean }>;
-  /** Records a created session token durably (before anything else happens with it). */
-  opened(token: string): Promise<void>;
+  /**
+   * Records a created session token durably (before anything else happens with it), with the
+   * `campaign_id` it was created with (null: none).
+   */
+  opened(token: string, campaignId: string | null): Promise<void>;
   /** Forgets a token after the API confirmed the close (or 410). */
   closed(token: string): Promise<void>;
   /** The run is done with a token it could not close: the reaper may take it over. */

@@ -22,7 +22,13 @@ import {
   type QualifyStatus,
 } from '../api/schemas.js';
 import { positiveDuration, shorterThan, WHEN_MAPPING, isMs, type Loose } from '../config/rules.js';
-import { checkSection, type CheckConfigBase } from '../config/section.js';
+import {
+  checkSection,
+  type BudgetMisfit,
+  type BudgetShare,
+  type CheckConfigBase,
+} from '../config/section.js';
+import { formatDuration } from '../config/duration.js';
 import { defineCheck, type CheckContext, type CheckOutcome, type RunTimes } from './check.js';
 import type { MetricSink } from './check.js';
 import { checkResponseSchema } from './contract.js';
@@ -163,7 +169,44 @@ const section = checkSection({
   extraGaps: (v) =>
     isMs(v['poll_interval']) ? [{ key: 'lifecycle.poll_interval', ms: v['poll_interval'] }] : [],
   fileless: { addresses: [{ ...DEFAULT_ENV_ADDRESS }] },
+  budgetFit: lifecycleBudgetFit,
 });
+
+/** The requests of a run besides its polls within `poll_timeout`: create, get, close, 410, a poll. */
+export const LIFECYCLE_PACED_REQUESTS = 5;
+
+/**
+ * Whether a run fits its deadline when its requests are paced at what the budget leaves after
+ * pings (docs/configuration.md, "Request budget"): its poll loop may last `poll_timeout`, one
+ * poll's wait past it included, and five requests are paced at the budget's share. When the run
+ * needs longer than its deadline, its steps end as `budget` against a healthy API.
+ */
+function lifecycleBudgetFit(c: LifecycleConfig, budget: BudgetShare): BudgetMisfit | null {
+  const { share, perSecond, refillFactor, firstPerSecond } = budget;
+  // The run's deadline, as `EnvironmentRuntime.timeoutFor` works it out.
+  const deadlineMs = Math.max(c.timeoutMs, c.requestTimeoutMs + 1_000);
+  const neededMs =
+    share > 0 ? c.pollTimeoutMs + (LIFECYCLE_PACED_REQUESTS * 1000) / share : Infinity;
+  if (neededMs <= deadlineMs) return null;
+  const spareMs = deadlineMs - c.pollTimeoutMs;
+  const shareNeeded = (LIFECYCLE_PACED_REQUESTS * 1000) / spareMs;
+  const budgetNeeded = Math.ceil(((shareNeeded + firstPerSecond) / refillFactor) * 100) / 100;
+  const rate = (n: number) => `${Math.round(n * 1000) / 1000}/s`;
+  const pings = firstPerSecond > 0 ? ` - ${rate(firstPerSecond)} kept for pings` : '';
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10}s`;
+  const arithmetic =
+    share > 0
+      ? `poll_timeout ${formatDuration(c.pollTimeoutMs)} + ${LIFECYCLE_PACED_REQUESTS} requests at the ${rate(share)} the budget leaves (request_budget_per_second ${perSecond} × ${refillFactor}${pings}) = ${seconds(neededMs)}`
+      : `the budget leaves nothing after pings (request_budget_per_second ${perSecond} × ${refillFactor}${pings})`;
+  const timeout = share > 0 ? seconds(Math.ceil(neededMs / 100) * 100) : 'what the budget allows';
+  return {
+    key: 'timeout',
+    message:
+      `a lifecycle run may need longer than its ${seconds(deadlineMs)} deadline: ${arithmetic}; ` +
+      `its runs would end as "budget". Raise request_budget_per_second to at least ${budgetNeeded}, ` +
+      `or lifecycle.timeout to at least ${timeout}, or lengthen ping.interval`,
+  };
+}
 
 const metrics = {
   lifecycleRuns: {

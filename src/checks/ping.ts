@@ -304,6 +304,9 @@ export const pingCheck = defineCheck({
           : null;
       return { connection: parsed.connection, confirm };
     },
+    // Every ping, and every confirmation ping while a sequence runs, takes a token kept for it.
+    firstRequestsPerSecond: (c) =>
+      1000 / c.intervalMs + (c.confirm === null ? 0 : 1000 / c.confirm.intervalMs),
   }),
   metrics,
   operations: ['ping'],

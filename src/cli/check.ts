@@ -58,6 +58,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     return EXIT.usage;
   }
   const { config } = loaded;
+  for (const warning of loaded.warnings) io.err(`warning: ${formatProblems([warning])}`);
   const environment = values.environment
     ? config.environments.find((e) => e.name === values.environment)
     : config.environments[0];

@@ -62,8 +62,9 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
       { version: VERSION, environments: config.environments.map((e) => e.name), configFile },
       'isa-monitor starting',
     );
-    for (const w of loaded.warnings)
-      logger.warn({ key: w.path, detail: w.message }, 'configuration warning');
+    for (const warning of loaded.warnings) {
+      logger.warn({ key: warning.path }, `configuration: ${warning.path}: ${warning.message}`);
+    }
   }
 
   let daemon;

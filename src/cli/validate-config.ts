@@ -17,9 +17,10 @@ export function validateConfigCommand(args: string[], io: CliIO): number {
     io.err(formatProblems(loaded.problems));
     return EXIT.usage;
   }
+  // Still valid (exit 0): a deprecated key loads, but the file should change; a part that cannot
+  // work as configured is said with its arithmetic.
+  for (const warning of loaded.warnings) io.err(`warning: ${formatProblems([warning])}`);
   const envs = loaded.config.environments.map((e) => e.name).join(', ');
   io.out(`${configFile}: valid (environments: ${envs})`);
-  // Valid, but some part cannot work as configured: said with its arithmetic, exit still 0.
-  for (const w of loaded.warnings) io.err(`warning: ${formatProblems([w])}`);
   return EXIT.ok;
 }

@@ -70,13 +70,13 @@ export interface MonitorConfig {
   environments: EnvironmentConfig[];
 }
 
+/**
+ * A configuration and its warnings (deprecated keys: the file loads, but should change; what is
+ * valid but cannot work as configured, such as `budget-fit.ts`, with its arithmetic), or every
+ * problem that keeps it from loading.
+ */
 export type LoadResult =
-  | {
-      ok: true;
-      config: MonitorConfig;
-      /** What is valid but cannot work as configured (e.g. `budget-fit.ts`), with its arithmetic. */
-      warnings: ConfigProblem[];
-    }
+  | { ok: true; config: MonitorConfig; warnings: ConfigProblem[] }
   | { ok: false; problems: ConfigProblem[] };
 
 export interface LoadOptions {
@@ -254,7 +254,24 @@ function validate(
   }
   if (earlier.length > 0) return failure(earlier);
   const config = toMonitorConfig(parsed.data, secrets, ctx, origins);
-  return { ok: true, config, warnings: budgetWarnings(config.environments) };
+  const deprecated = deprecations(parsed.data).map((p) => ({
+    ...p,
+    path: origins.get(p.path) ?? p.path,
+  }));
+  return { ok: true, config, warnings: [...deprecated, ...budgetWarnings(config.environments)] };
+}
+
+/** Every deprecated key set in a check section of an environment, with its key path. */
+function deprecations(doc: ConfigDocument): ConfigProblem[] {
+  return doc.environments.flatMap((env, index) => {
+    const sections = env as unknown as Record<string, unknown>;
+    return CHECK_LIST.flatMap((check) =>
+      check.config.deprecations(sections[check.name]).map(({ key, message }) => ({
+        path: formatKeyPath(['environments', index, check.name, key]),
+        message,
+      })),
+    );
+  });
 }
 
 function toMonitorConfig(

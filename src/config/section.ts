@@ -60,6 +60,30 @@ export interface CheckSection<C extends CheckConfigBase = CheckConfigBase> {
   requestGaps(v: Loose): RequestGap[];
   /** The section's content in a configuration built from environment variables (no file). */
   readonly fileless?: Record<string, unknown>;
+  /** The deprecated keys set in a parsed section, each with what to do instead. */
+  deprecations(parsed: unknown): Array<{ key: string; message: string }>;
+  /** See `SectionSpec.firstRequestsPerSecond`. */
+  firstRequestsPerSecond?(config: C): number;
+  /** See `SectionSpec.budgetFit`. */
+  budgetFit?(config: C, budget: BudgetShare): BudgetMisfit | null;
+}
+
+/** What the request budget leaves a check's `normal` requests (docs/configuration.md). */
+export interface BudgetShare {
+  /** `request_budget_per_second`. */
+  perSecond: number;
+  /** The bucket's refill rate over it (1.01). */
+  refillFactor: number;
+  /** Tokens per second kept for `first`-priority requests (pings). */
+  firstPerSecond: number;
+  /** `perSecond × refillFactor − firstPerSecond`: what the check's requests are paced at. */
+  share: number;
+}
+
+/** A run that cannot fit its deadline under the budget: the key to change and why. */
+export interface BudgetMisfit {
+  key: string;
+  message: string;
 }
 
 interface UniformParsed {
@@ -82,6 +106,21 @@ export interface SectionSpec<Shape extends z.ZodRawShape, Own> {
   /** Requests the check makes more often than once per interval (e.g. polls). */
   extraGaps?: (v: Loose) => RequestGap[];
   fileless?: Record<string, unknown>;
+  /**
+   * Keys of `shape` kept only so older files still load, each with its warning (what to do
+   * instead). The key's value is validated as before and then ignored by `toConfig`.
+   */
+  deprecated?: Partial<Record<keyof Shape & string, string>>;
+  /**
+   * Requests per second this check sends at `first` priority while enabled (ping: one per
+   * interval, plus confirmation pings): the budget keeps a token for each.
+   */
+  firstRequestsPerSecond?: (config: CheckConfigBase & Own) => number;
+  /**
+   * Whether one run can fit its deadline when its requests are paced at what the budget leaves
+   * (`config/budget-fit.ts`): null when it can, else the key to change and the arithmetic.
+   */
+  budgetFit?: (config: CheckConfigBase & Own, budget: BudgetShare) => BudgetMisfit | null;
 }
 
 /** Builds a check's config section: uniform keys first, then the check's own. */
@@ -126,6 +165,14 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
       return [...gaps, ...(spec.extraGaps?.(v) ?? [])];
     },
     ...(spec.fileless ? { fileless: spec.fileless } : {}),
+    ...(spec.firstRequestsPerSecond ? { firstRequestsPerSecond: spec.firstRequestsPerSecond } : {}),
+    ...(spec.budgetFit ? { budgetFit: spec.budgetFit } : {}),
+    deprecations(parsed) {
+      const section = (parsed ?? {}) as Record<string, unknown>;
+      return Object.entries(spec.deprecated ?? {})
+        .filter(([key]) => section[key] !== undefined)
+        .map(([key, message]) => ({ key, message: String(message) }));
+    },
   };
 }
 

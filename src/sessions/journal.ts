@@ -14,6 +14,11 @@ export interface CreatedSession {
   /** Increases by one per entry: a reader keeps the last `seq` it took as its cursor. */
   seq: number;
   token: string;
+  /**
+   * The `campaign_id` the create was sent with (null: none): what the API must report for the
+   * session, whatever any other setting says.
+   */
+  campaignId: string | null;
   /** When it was journaled, on the runner's monotonic clock (ms). */
   createdAt: number;
 }
@@ -37,9 +42,9 @@ export class SessionJournal implements CreatedSessions {
   ) {}
 
   /** Notes a session just created; the oldest entry goes when the journal is full. */
-  add(token: string): void {
+  add(token: string, campaignId: string | null): void {
     this.lastSeq += 1;
-    this.entries.push({ seq: this.lastSeq, token, createdAt: this.now() });
+    this.entries.push({ seq: this.lastSeq, token, campaignId, createdAt: this.now() });
     if (this.entries.length > this.capacity) this.entries.shift();
   }
 

@@ -36,8 +36,11 @@ export interface SessionTrackingOptions {
   reaper: SessionReaper;
   log: CheckLogger;
   onUnrecoverable: (intent: CreateIntent) => void;
-  /** Every token a create answer carried (for the created-sessions journal). */
-  onCreated?: (token: string) => void;
+  /**
+   * Every token a create answer carried, with the `campaign_id` the create sent (null: none), for
+   * the created-sessions journal.
+   */
+  onCreated?: (token: string, campaignId: string | null) => void;
   graceMs?: number;
 }
 
@@ -91,8 +94,8 @@ export class SessionTracking implements SessionTracker {
     return { response, tokens, durable };
   }
 
-  opened(token: string): Promise<void> {
-    this.opts.onCreated?.(token);
+  opened(token: string, campaignId: string | null): Promise<void> {
+    this.opts.onCreated?.(token, campaignId);
     return this.opts.ledger.add(this.opts.environment, token);
   }
 
@@ -129,7 +132,9 @@ export class SessionTracking implements SessionTracker {
     tokens: string[],
   ): Promise<boolean> {
     const { ledger, environment, log } = this.opts;
-    for (const token of tokens) this.opts.onCreated?.(token);
+    // The intent holds '' for a create sent without campaign_id (the API's rule: 1-100 chars).
+    const campaignId = intent.campaignId === '' ? null : intent.campaignId;
+    for (const token of tokens) this.opts.onCreated?.(token, campaignId);
     if (tokens.length === 0 && mayHaveCreated(response.statusCode)) {
       this.opts.onUnrecoverable(intent);
     }

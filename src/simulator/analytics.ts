@@ -139,13 +139,19 @@ export function recordForSession(session: SessionRecord, id: string): AnalyticsR
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null | undefined): string | null => (ms == null ? null : iso(ms));
 
+/**
+ * What an `analytics_campaign` fault changes: the campaign reported for sessions created through
+ * the simulator (seeded history keeps its own). Undefined: no fault.
+ */
+export type CampaignOverride = string | null | undefined;
+
 /** The fields both forms share. */
-function sessionFields(r: AnalyticsRecord) {
+function sessionFields(r: AnalyticsRecord, campaign: CampaignOverride) {
   return {
     id: r.id,
     created_at: iso(r.createdAt),
     context: r.context,
-    campaign_id: r.campaignId,
+    campaign_id: campaign !== undefined && r.session !== null ? campaign : r.campaignId,
     address: { ...r.address },
     furthest_step: r.furthestStep,
   };
@@ -164,14 +170,14 @@ function orderFields(r: AnalyticsRecord): AnalyticsSessionDetail['order'] {
 }
 
 /** The list form of a record. */
-export function toRow(r: AnalyticsRecord): AnalyticsSessionRow {
-  return { ...sessionFields(r), ...orderFields(r) };
+export function toRow(r: AnalyticsRecord, campaign?: CampaignOverride): AnalyticsSessionRow {
+  return { ...sessionFields(r, campaign), ...orderFields(r) };
 }
 
 /** The detail form of a record: order fields nested, with the cart progression. */
-export function toDetail(r: AnalyticsRecord): AnalyticsSessionDetail {
+export function toDetail(r: AnalyticsRecord, campaign?: CampaignOverride): AnalyticsSessionDetail {
   return {
-    ...sessionFields(r),
+    ...sessionFields(r, campaign),
     order: orderFields(r),
     cart_progression: r.cartProgression.map((s) => ({
       step: s.step,

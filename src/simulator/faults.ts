@@ -4,7 +4,7 @@
  * request: the per-request `X-Isa-Sim-Fault` header, rules added through the admin API, and the
  * scripted timeline. Latencies from all sources add up; of the faults that end a request (status,
  * hang, reset, malformed, html) the first that applies wins; behaviour faults (qualify, not_gone,
- * close_fail, provider_list, coverage) are looked up by the handler at the moment they would take effect, so a rule with a
+ * close_fail, provider_list, coverage, analytics_campaign) are looked up by the handler at the moment they would take effect, so a rule with a
  * `count` is only used up by a request it actually changes.
  */
 import { z } from 'zod';
@@ -87,6 +87,12 @@ export const faultSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('provider_list'), change: z.enum(PROVIDER_LIST_CHANGES) }),
   z.strictObject({ kind: z.literal('coverage'), change: z.enum(COVERAGE_CHANGES) }),
   z.strictObject({ kind: z.literal('ingest_stall') }),
+  // The analytics pipeline reports another campaign than the session was created with (null:
+  // none), the mismatch the monitor's `analytics_campaign_id` contract check exists to find.
+  z.strictObject({
+    kind: z.literal('analytics_campaign'),
+    campaignId: z.string().min(1).max(100).nullable(),
+  }),
 ]);
 export type Fault = z.infer<typeof faultSchema>;
 export type FaultKind = Fault['kind'];
@@ -96,7 +102,8 @@ export type TerminalFault = Extract<
   { kind: 'status' | 'hang' | 'reset' | 'malformed' | 'html' }
 >;
 /** Faults the handlers consult when they would take effect. */
-export type BehaviourKind = 'qualify' | 'not_gone' | 'close_fail' | 'provider_list' | 'coverage';
+export type BehaviourKind =
+  'qualify' | 'not_gone' | 'close_fail' | 'provider_list' | 'coverage' | 'analytics_campaign';
 /** Faults that are a state of the service while a rule or timeline entry holds them. */
 export type StateKind = 'ingest_stall';
 

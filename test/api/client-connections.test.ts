@@ -2,7 +2,7 @@ import { hasSubscribers } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, callsInFlight, watchCallsInFlight } from '../../src/api/client.js';
 import { createMeasuringAgent } from '../../src/api/timing.js';
-import { API_KEY, USER_AGENT, delay, sendJson, startServer, type TestServer } from './helpers.js';
+import { API_KEY, USER_AGENT, sendJson, startServer, type TestServer } from './helpers.js';
 
 /** Sum of undici's per-origin pool stats of an Agent. */
 function agentStats(agent: ReturnType<typeof createMeasuringAgent>): {
@@ -95,16 +95,30 @@ describe('ApiClient connection reuse', () => {
     expect(hasSubscribers('undici:client:sendHeaders')).toBe(false);
   });
 
-  /** Two clients of one server that holds every answer until the test calls its `held` entry. */
+  /**
+   * Two clients of one server that holds every answer until the test calls its `held` entry.
+   * `arrived(...ids)` resolves once the requests with those correlation ids are held: the test
+   * answers what it knows has arrived, never what it hopes has arrived by some time.
+   */
   async function twoClientsOfAHoldingServer(): Promise<{
     held: (() => void)[];
+    arrived: (...correlationIds: string[]) => Promise<void>;
     a: ApiClient;
     b: ApiClient;
   }> {
     const held: (() => void)[] = [];
-    server = await startServer((_req, res) => {
+    const seen = new Set<string>();
+    const waiters: Array<() => void> = [];
+    server = await startServer((req, res) => {
       held.push(() => sendJson(res, 200, { message: 'pong', timestamp: new Date().toISOString() }));
+      seen.add(String(req.headers['x-correlation-id']));
+      for (const wake of waiters.splice(0)) wake();
     });
+    const arrived = async (...ids: string[]): Promise<void> => {
+      while (!ids.every((id) => seen.has(id))) {
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
     const [a, b] = [0, 1].map(() => {
       const client = new ApiClient({
         baseUrl: server!.url,
@@ -114,45 +128,50 @@ describe('ApiClient connection reuse', () => {
       cleanups.push(() => client.close());
       return client;
     });
-    return { held, a: a!, b: b! };
+    return { held, arrived, a: a!, b: b! };
   }
 
+  /** A call's options with a correlation id the holding server can be asked about. */
+  const call = (correlationId: string, timeoutMs = 5_000) => ({ timeoutMs, correlationId });
+
   it('counts the calls in flight of every client on the thread, until each ends, answered or not', async () => {
-    const { held, a, b } = await twoClientsOfAHoldingServer();
+    const { held, arrived, a, b } = await twoClientsOfAHoldingServer();
     expect(callsInFlight()).toBe(0);
-    const answered = [a.ping({ timeoutMs: 5_000 }), b.ping({ timeoutMs: 5_000 })];
-    const timedOut = b.ping({ timeoutMs: 300 });
-    await delay(100);
+    const answered = [a.ping(call('a-1')), b.ping(call('b-1'))];
+    const timedOut = b.ping(call('b-2', 300));
+    // Counted as each call is dispatched.
     expect(callsInFlight()).toBe(3);
     expect((await timedOut).transportError).not.toBeNull();
     expect(callsInFlight()).toBe(2);
+    await arrived('a-1', 'b-1');
     for (const answer of held) answer();
     await Promise.all(answered);
     expect(callsInFlight()).toBe(0);
   });
 
   it('tells a watcher of each spell of calls in flight, across clients, once per spell', async () => {
-    const { held, a, b } = await twoClientsOfAHoldingServer();
+    const { held, arrived, a, b } = await twoClientsOfAHoldingServer();
     const events: string[] = [];
     const unwatch = watchCallsInFlight(() => {
       events.push(`start with ${callsInFlight()} in flight`);
       return () => events.push(`end with ${callsInFlight()} in flight`);
     });
     try {
-      const first = a.ping({ timeoutMs: 5_000 });
+      const first = a.ping(call('first'));
       // Told synchronously, as the first call is dispatched.
       expect(events).toEqual(['start with 1 in flight']);
-      const second = b.ping({ timeoutMs: 5_000 });
-      const timedOut = a.ping({ timeoutMs: 300 });
+      const second = b.ping(call('second'));
+      const timedOut = a.ping(call('timed-out', 300));
       // A call that ends (here by its deadline) while others are in flight ends no spell.
       expect((await timedOut).transportError).not.toBeNull();
       expect(events).toEqual(['start with 1 in flight']);
+      await arrived('first', 'second');
       for (const answer of held.splice(0)) answer();
       await Promise.all([first, second]);
       expect(events).toEqual(['start with 1 in flight', 'end with 0 in flight']);
       // Between spells nothing is told; the next call starts a new spell.
-      const third = b.ping({ timeoutMs: 5_000 });
-      await delay(50);
+      const third = b.ping(call('third'));
+      await arrived('third');
       for (const answer of held.splice(0)) answer();
       await third;
       expect(events).toEqual([
@@ -165,8 +184,8 @@ describe('ApiClient connection reuse', () => {
       unwatch();
     }
     // Unwatched, calls go on and nobody is told.
-    const after = a.ping({ timeoutMs: 5_000 });
-    await delay(50);
+    const after = a.ping(call('after'));
+    await arrived('after');
     for (const answer of held.splice(0)) answer();
     await after;
     expect(events).toHaveLength(4);

@@ -73,14 +73,18 @@ function monitor(url: string, analytics: Analytics = {}) {
       })) as CheckResult<AnalyticsFacts>;
     },
     /** Creates a synthetic session as the lifecycle check would, and journals it. */
-    async createSession(campaignId = 'isa-monitor-test'): Promise<string> {
+    async createSession(campaignId: string | null = 'isa-monitor-test'): Promise<string> {
       const response = await client.createSession(
-        { street1: '1 Instant Way', zip: '80202', campaign_id: campaignId },
+        {
+          street1: '1 Instant Way',
+          zip: '80202',
+          ...(campaignId === null ? {} : { campaign_id: campaignId }),
+        },
         { timeoutMs: 2_000 },
       );
       const token = response.headers['session_token'];
       if (!token) throw new Error(`no session created: HTTP ${response.statusCode}`);
-      journal.add(token);
+      journal.add(token, campaignId);
       return token;
     },
   };
@@ -210,16 +214,33 @@ describe('analytics check: ingest lag of synthetic sessions', () => {
     expect(seen).not.toContain(API_KEY);
   });
 
-  it('fails on a campaign_id other than the configured one (a contract check)', async () => {
+  it('passes each session with the campaign it was created with, none included', async () => {
     const m = monitor(sim.url);
-    await m.createSession('somebody-else');
+    await m.createSession('acme-synthetic');
+    await m.createSession(null);
     t += INGEST_DELAY_MS;
+    const result = await m.run();
+    expect(result).toMatchObject({ outcome: 'pass', reason: null });
+    expect(result.contractChecks.filter((c) => c.check === 'analytics_campaign_id')).toEqual([
+      { check: 'analytics_campaign_id', result: 'pass' },
+      { check: 'analytics_campaign_id', result: 'pass' },
+    ]);
+  });
+
+  it('fails when analytics reports another campaign than the session was created with', async () => {
+    const m = monitor(sim.url);
+    await m.createSession('acme-synthetic');
+    t += INGEST_DELAY_MS;
+    sim.simulator.faults.add({
+      endpoint: 'analytics',
+      fault: { kind: 'analytics_campaign', campaignId: 'somebody-else' },
+    });
     const result = await m.run();
     expect(result).toMatchObject({ outcome: 'fail', reason: 'campaign_mismatch' });
     expect(result.contractChecks).toContainEqual({
       check: 'analytics_campaign_id',
       result: 'fail',
-      detail: 'campaign_id differs from the configured one',
+      detail: 'campaign_id differs from the one the session was created with',
     });
   });
 
@@ -260,6 +281,48 @@ describe('analytics check: ingest lag of synthetic sessions', () => {
 });
 
 describe('analytics check in an environment runtime', () => {
+  /** One lifecycle run with `campaignId`, then analytics until the session is found. */
+  async function followOneSession(campaignId: string): Promise<CheckResult<AnalyticsFacts>> {
+    const env = testEnvironment(sim.url, {
+      lifecycle: {
+        campaignId,
+        addresses: [{ street1: '1 Instant Way', zip: '80203', expect: 'available' }],
+      },
+      analytics: { enabled: true },
+    });
+    const { runtime } = await testRuntime(env);
+    try {
+      expect((await runtime.run(lifecycleCheck)).outcome).toBe('pass');
+      t += INGEST_DELAY_MS;
+      return (await runtime.run(analyticsCheck)) as CheckResult<AnalyticsFacts>;
+    } finally {
+      await runtime.close();
+    }
+  }
+  const campaignChecks = (result: CheckResult, outcome: string) =>
+    result.contractChecks.filter((c) => c.check === 'analytics_campaign_id' && c.result === outcome)
+      .length;
+
+  it('passes a healthy API whatever campaign_id the lifecycle tags its sessions with', async () => {
+    for (const campaignId of ['acme-synthetic', 'isa-monitor-synthetic']) {
+      const found = await followOneSession(campaignId);
+      expect(found.facts?.ingestLagsMs, campaignId).toHaveLength(1);
+      expect(found.outcome, campaignId).toBe('pass');
+      expect(campaignChecks(found, 'pass'), campaignId).toBe(1);
+      expect(campaignChecks(found, 'fail'), campaignId).toBe(0);
+    }
+  });
+
+  it('fails when the API reports another campaign for a lifecycle session', async () => {
+    sim.simulator.faults.add({
+      endpoint: 'analytics',
+      fault: { kind: 'analytics_campaign', campaignId: 'isa-monitor-synthetic' },
+    });
+    const found = await followOneSession('acme-synthetic');
+    expect(found).toMatchObject({ outcome: 'fail', reason: 'campaign_mismatch' });
+    expect(campaignChecks(found, 'fail')).toBe(1);
+  });
+
   it('follows the sessions the lifecycle check created, through the journal', async () => {
     const env = testEnvironment(sim.url, {
       lifecycle: { addresses: [{ street1: '1 Instant Way', zip: '80203', expect: 'available' }] },
@@ -296,8 +359,8 @@ describe('analytics config', () => {
       intervalMs: MINUTE,
       maxPages: 10,
       maxLookups: 5,
-      campaignId: 'isa-monitor-synthetic',
     });
+    expect(analyticsCheck.config.toConfig(parsed)).not.toHaveProperty('campaignId');
   });
 
   it('refuses pages and lookups that could exceed 60 analytics requests a minute', () => {

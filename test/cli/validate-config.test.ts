@@ -29,7 +29,7 @@ describe('isa-monitor validate-config', () => {
         '  - name: production',
         '    base_url: not-a-url',
         '    api_key_env: MISSING_KEY_VAR',
-        '    ping: { interval: 45s }',
+        '    ping: { interval: 48h }',
         '    lifecycle: { addresses: [] }',
       ].join('\n'),
     );
@@ -41,9 +41,7 @@ describe('isa-monitor validate-config', () => {
     expect(run.stderr).toContain('listen.port');
     expect(run.stderr).toContain('colour');
     expect(run.stderr).toContain('environments[0].base_url');
-    expect(run.stderr).toContain(
-      'environments[0].ping.interval: "45s" cannot be scheduled evenly by cron',
-    );
+    expect(run.stderr).toContain('environments[0].ping.interval: must be at most 24h (got "48h")');
     expect(run.stderr).toContain('MISSING_KEY_VAR');
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(lines.length).toBeGreaterThanOrEqual(6);
@@ -62,6 +60,27 @@ describe('isa-monitor validate-config', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('api_key_env');
     expect(run.stderr + run.stdout).not.toContain('sk-live-0123456789');
+  });
+
+  it('accepts a deprecated key with a warning on stderr, exit 0', async () => {
+    const path = await configFile(
+      [
+        'environments:',
+        '  - name: production',
+        '    base_url: https://api.example.invalid',
+        '    api_key_env: ISA_TEST_KEY',
+        '    lifecycle: { enabled: false }',
+        '    analytics: { enabled: true, campaign_id: isa-monitor-synthetic }',
+      ].join('\n'),
+    );
+    const run = await runCli(['validate-config', '--config', path], {
+      env: { ISA_TEST_KEY: 'k' },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('valid (environments: production)');
+    expect(run.stderr).toMatch(
+      /^warning: environments\[0\]\.analytics\.campaign_id: deprecated and ignored: /,
+    );
   });
 
   it('needs --config', async () => {

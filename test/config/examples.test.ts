@@ -21,6 +21,8 @@ const DOC = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
 
 function valid(result: LoadResult) {
   if (!result.ok) throw new Error(formatProblems(result.problems));
+  // An example teaches the current keys: a deprecated one would be copied on.
+  expect(formatProblems(result.warnings)).toBe('');
   return result.config;
 }
 

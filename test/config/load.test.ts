@@ -48,7 +48,6 @@ const ANALYTICS_DEFAULTS = {
   initialWindowMs: 3_600_000,
   maxPages: 10,
   maxLookups: 5,
-  campaignId: 'isa-monitor-synthetic',
   ingestLagBoundMs: 300_000,
   ingestTimeoutMs: 1_800_000,
 };
@@ -253,6 +252,46 @@ environments:
       ['staging', 'https://c.invalid', 30_000, 'sandbox-key'],
     ]);
     expect(config.environments[1]?.thresholds.warningMs).toBe(800);
+  });
+});
+
+describe('deprecated keys', () => {
+  it('loads analytics.campaign_id with a warning and ignores it: sessions carry their own campaign', () => {
+    const result = parseConfigText(
+      `
+environments:
+  - name: production
+    base_url: https://a.invalid
+    lifecycle: { campaign_id: acme-synthetic, addresses: [{ street1: "1 Main St", zip: "80202" }] }
+    analytics: { enabled: true, campaign_id: isa-monitor-synthetic }
+`,
+      { env: KEYS },
+    );
+    const config = ok(result);
+    expect(config.environments[0]?.analytics).toEqual({ ...ANALYTICS_DEFAULTS, enabled: true });
+    expect(result.ok && result.warnings).toEqual([
+      {
+        path: 'environments[0].analytics.campaign_id',
+        message:
+          'deprecated and ignored: each session is compared with the campaign_id it was created with (lifecycle.campaign_id); remove this key',
+      },
+    ]);
+  });
+
+  it('still refuses a value the key never accepted', () => {
+    expect(
+      problems(
+        parseConfigText(
+          'environments:\n  - { name: production, base_url: "https://a.invalid", lifecycle: { enabled: false }, analytics: { campaign_id: "" } }\n',
+          { env: KEYS },
+        ),
+      ),
+    ).toEqual(['environments[0].analytics.campaign_id: must not be empty']);
+  });
+
+  it('warn about nothing in a file without them', () => {
+    const result = parseConfigText(MINIMAL, { env: KEYS });
+    expect(result.ok && result.warnings).toEqual([]);
   });
 });
 

@@ -156,12 +156,17 @@ describe('isa-monitor run', () => {
   });
 
   it('schedules the analytics check, which follows the lifecycle sessions into analytics', async () => {
+    // A campaign of the user's own: analytics compares each session with the campaign it was
+    // created with, so a healthy API fails no campaign check.
     // At a 3 s interval up to 21 runs share a minute: two analytics requests each fit the API limit.
-    const { path } = await writeConfig(
-      '1 Instant Way',
-      `    analytics: { enabled: true, interval: 3s, timeout: 2s, request_timeout: 1s, max_pages: 1, max_lookups: 1, campaign_id: isa-monitor-synthetic }
+    const { path } = await writeDaemonConfig(`${sim.url}/env/production`, {
+      street1: '1 Instant Way',
+      expect: 'available',
+      requestBudget: 10,
+      lifecycle: { campaign_id: 'acme-synthetic' },
+      extra: `    analytics: { enabled: true, interval: 3s, timeout: 2s, request_timeout: 1s, max_pages: 1, max_lookups: 1 }
 `,
-    );
+    });
     const daemon = start(path);
     const url = await daemon.url;
     await eventually(
@@ -170,11 +175,29 @@ describe('isa-monitor run', () => {
       'an ingest lag observed',
     );
     expect(await metricSum(url, /^isa_analytics_sync_pages_total\{/)).toBeGreaterThanOrEqual(1);
-    expect(
-      await metricSum(
+    const campaignChecks = (result: string) =>
+      metricSum(
         url,
-        /^isa_contract_checks_total\{.*check="analytics_campaign_id".*result="pass"/,
-      ),
+        new RegExp(
+          `^isa_contract_checks_total\\{.*check="analytics_campaign_id".*result="${result}"`,
+        ),
+      );
+    expect(await campaignChecks('pass')).toBeGreaterThanOrEqual(1);
+    expect(await campaignChecks('fail')).toBe(0);
+    expect(await metricSum(url, /^isa_analytics_runs_total\{.*result="campaign_mismatch"/)).toBe(0);
+
+    // A real mismatch: the API reports another campaign than the sessions were created with.
+    sim.faults.add({
+      endpoint: 'analytics',
+      fault: { kind: 'analytics_campaign', campaignId: 'isa-monitor-synthetic' },
+    });
+    await eventually(
+      async () => (await campaignChecks('fail')) >= 1,
+      20_000,
+      'a campaign_id mismatch counted',
+    );
+    expect(
+      await metricSum(url, /^isa_analytics_runs_total\{.*result="campaign_mismatch"/),
     ).toBeGreaterThanOrEqual(1);
     daemon.child.kill('SIGTERM');
     expect((await daemon.exit).code).toBe(0);

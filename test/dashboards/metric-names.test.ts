@@ -1,23 +1,30 @@
 /**
  * Every metric a dashboard query selects must be one the daemon exports (src/metrics/definitions.ts
- * plus prom-client's default process/Node.js metrics) or one Prometheus creates (`up`, `ALERTS`),
- * so a renamed metric or a typo cannot leave a panel silently empty.
+ * plus the process/Node.js metrics it keeps of prom-client's defaults) or one Prometheus creates
+ * (`up`, `ALERTS`), so a renamed metric or a typo cannot leave a panel silently empty.
  */
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Histogram } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../src/metrics/definitions.js';
+import { createMetrics } from '../../src/metrics/registry.js';
 import { PROMETHEUS_METRICS, RUNTIME_METRICS } from '../../dashboards/src/promql.js';
 import { dashboardQueries, metricNamesIn } from '../../dashboards/src/queries.js';
 import { committedDashboards } from './committed.js';
 
 const HISTOGRAM_SERIES = ['_bucket', '_sum', '_count'] as const;
 
-/** Names of prom-client's default metrics, read from prom-client itself rather than retyped. */
+/**
+ * Names of the process and Node.js metrics the daemon's registry carries (prom-client's defaults
+ * less those it leaves out), read from the registry itself rather than retyped.
+ */
 function promClientDefaultNames(): Set<string> {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const { registry } = createMetrics({
+    environments: [],
+    build: { version: 'test', revision: 'test', nodejs: process.version },
+  });
   const names = new Set<string>();
   for (const metric of registry.getMetricsAsArray()) {
+    if (metric.name.startsWith('isa_')) continue;
     // A histogram is exported as its _bucket/_sum/_count series.
     if (metric instanceof Histogram)
       for (const suffix of HISTOGRAM_SERIES) names.add(`${metric.name}${suffix}`);

@@ -1,7 +1,9 @@
 /**
  * The metric set is a contract: this golden file pins every isa_ metric family's type and the
- * label names of each of its samples (values stripped), as served on /metrics. Any rename, label
- * change or new metric shows up as a diff here and must be a deliberate change of the golden file:
+ * label names of each of its samples (values stripped), as served on /metrics, and the name and
+ * type of each process and Node.js family the daemon keeps of prom-client's defaults (their
+ * samples depend on the runtime's state, so only the family is pinned). Any rename, label change
+ * or new metric shows up as a diff here and must be a deliberate change of the golden file:
  *
  *   UPDATE_GOLDEN=1 npx vitest run test/golden
  */
@@ -11,14 +13,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { createServerApp } from '../../src/server/app.js';
 import { StatusHistory } from '../../src/server/status.js';
-import { T0, lifecycleResult, pingResult, testMetrics } from '../metrics/fixtures.js';
+import {
+  T0,
+  analyticsResult,
+  coverageResult,
+  lifecycleResult,
+  pingResult,
+  providersResult,
+  testMetrics,
+} from '../metrics/fixtures.js';
 import { serve, type Served } from '../server/serve.js';
+import { testEnvironment } from '../support/harness.js';
 
 const GOLDEN = fileURLToPath(new URL('./metrics.txt', import.meta.url));
 
 /**
- * Reduces a Prometheus text exposition to `# TYPE name type` lines, each followed by the sorted,
- * de-duplicated `sample{label,label}` signatures of its family; isa_ metrics only.
+ * Reduces a Prometheus text exposition to `# TYPE name type` lines, each isa_ one followed by the
+ * sorted, de-duplicated `sample{label,label}` signatures of its family; other families (process
+ * and Node.js metrics) by their `# TYPE` line alone, after the isa_ ones.
  */
 function metricSignatures(exposition: string): string {
   const types = new Map<string, string>();
@@ -42,23 +54,42 @@ function metricSignatures(exposition: string): string {
       .sort();
     samples.get(family)?.add(`${sample[1]}{${labelNames.join(',')}}`);
   }
-  return [...types.keys()]
-    .filter((name) => name.startsWith('isa_'))
-    .sort()
-    .flatMap((name) => [
+  const names = [...types.keys()].sort();
+  const ours = names.filter((name) => name.startsWith('isa_'));
+  const runtime = names.filter((name) => !name.startsWith('isa_'));
+  return [
+    ...ours.flatMap((name) => [
       `# TYPE ${name} ${types.get(name)}`,
       ...[...(samples.get(name) ?? [])].sort(),
-    ])
+    ]),
+    ...runtime.map((name) => `# TYPE ${name} ${types.get(name)}`),
+  ]
     .join('\n')
     .concat('\n');
 }
 
 let served: Served;
 beforeAll(async () => {
-  const metrics = testMetrics(['production', 'sandbox']);
+  // The daemon's full set: prom-client's process and Node.js families too.
+  const metrics = testMetrics(['production', 'sandbox'], { processMetrics: true });
   const recorder = new Recorder(metrics);
   const status = new StatusHistory();
   for (const environment of ['production', 'sandbox']) {
+    // The configuration gauges of the checks testMetrics leaves off (coverage's expectation,
+    // analytics' lag bound): a family without a sample would pin no labels.
+    recorder.describeEnvironment(
+      testEnvironment('http://127.0.0.1:9', {
+        name: environment,
+        ping: { enabled: false },
+        lifecycle: { enabled: false },
+        providers: { enabled: true },
+        coverage: { enabled: true },
+        analytics: { enabled: true },
+      }),
+    );
+    recorder.recordResult(providersResult({ environment }));
+    recorder.recordResult(coverageResult({ environment }));
+    recorder.recordResult(analyticsResult({ environment }));
     for (const kind of ['ok', 'timeout', 'unauthorized', 'teapot'] as const) {
       recorder.recordResult(pingResult(kind, { environment }));
     }
@@ -80,7 +111,7 @@ beforeAll(async () => {
 afterAll(() => served.close());
 
 describe('golden metric set', () => {
-  it('matches test/golden/metrics.txt (names, types and label names of every isa_ metric)', async () => {
+  it('matches test/golden/metrics.txt (isa_ names, types and label names; runtime families)', async () => {
     const actual = metricSignatures(await (await fetch(`${served.url}/metrics`)).text());
     if (process.env.UPDATE_GOLDEN === '1') {
       writeFileSync(GOLDEN, actual);
@@ -89,6 +120,20 @@ describe('golden metric set', () => {
     expect(existsSync(GOLDEN), 'golden file missing: run with UPDATE_GOLDEN=1').toBe(true);
     // A plain string comparison, so the failure shows a line diff.
     expect(actual).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('pins the labels of every family: each has at least one sample', async () => {
+    const lines = metricSignatures(await (await fetch(`${served.url}/metrics`)).text())
+      .trimEnd()
+      .split('\n');
+    const families = lines.filter((line) => line.startsWith('# TYPE isa_'));
+    // An isa_ `# TYPE` line followed by another (or by nothing) is a family without samples.
+    const bare = lines.filter(
+      (line, i) =>
+        line.startsWith('# TYPE isa_') && (lines[i + 1] ?? '# TYPE').startsWith('# TYPE '),
+    );
+    expect(families.length).toBeGreaterThanOrEqual(52);
+    expect(bare).toEqual([]);
   });
 
   it('reduces an exposition to its signatures', () => {
@@ -111,6 +156,7 @@ describe('golden metric set', () => {
         'isa_h_seconds_sum{environment}',
         '# TYPE isa_x_total counter',
         'isa_x_total{environment,result}',
+        '# TYPE other_metric gauge',
         '',
       ].join('\n'),
     );

@@ -5,8 +5,11 @@
 import type { Registry, RegistryContentType } from 'prom-client';
 import type { PhaseTimings } from '../../src/api/client.js';
 import type { CheckResult, StepRecord } from '../../src/checks/check.js';
+import type { AnalyticsFacts } from '../../src/checks/analytics.js';
+import type { CoverageFacts } from '../../src/checks/coverage.js';
 import type { LifecycleFacts } from '../../src/checks/lifecycle.js';
 import type { PingFacts } from '../../src/checks/ping.js';
+import type { ProvidersFacts } from '../../src/checks/providers.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import {
   createMetrics,
@@ -25,12 +28,18 @@ export function environment(name: string): MetricsEnvironment {
 
 export const BUILD = { version: '1.2.3', revision: 'abc1234', nodejs: 'v20.20.2' };
 
-/** A registry for production and sandbox, without process metrics (keeps tests deterministic). */
-export function testMetrics(names: string[] = ['production', 'sandbox']): Metrics {
+/**
+ * A registry for production and sandbox, without process metrics (keeps tests deterministic)
+ * unless `processMetrics` asks for the daemon's full set.
+ */
+export function testMetrics(
+  names: string[] = ['production', 'sandbox'],
+  opts: { processMetrics?: boolean } = {},
+): Metrics {
   const metrics = createMetrics({
     environments: names.map(environment),
     build: BUILD,
-    collectDefaultMetrics: false,
+    collectDefaultMetrics: opts.processMetrics ?? false,
     // Every family registered: the control probe's too.
     control: true,
   });
@@ -222,6 +231,96 @@ export function lifecycleResult(
         : { check: 'closed_session_gone', result: 'fail', detail: 'GET answered 200' },
     ],
   };
+}
+
+/** A passing run of a check that makes one request per step, as `<check>` Results share it. */
+function passingRun<Facts>(
+  check: string,
+  facts: Facts,
+  steps: Array<{
+    name: string;
+    path: string;
+    operation: CheckResult['responses'][number]['operation'];
+  }>,
+  opts: { environment?: string; startedAt?: number },
+): CheckResult<Facts> {
+  return {
+    check,
+    environment: opts.environment ?? 'production',
+    outcome: 'pass',
+    reason: null,
+    summary: {},
+    startedAt: opts.startedAt ?? T0,
+    durationMs: 50 * steps.length,
+    steps: steps.map((s) => step({ name: s.name, path: s.path, durationMs: 50 })),
+    facts,
+    responses: steps.map((s) => ({ operation: s.operation, code: '200' })),
+    contractChecks: [{ check: 'response_schema', result: 'pass' }],
+  };
+}
+
+/** A providers Result: 12 FCC providers and 3 supplemental brands, a changed list. */
+export function providersResult(
+  opts: { environment?: string; startedAt?: number } = {},
+): CheckResult<ProvidersFacts> {
+  const facts: ProvidersFacts = {
+    result: 'ok',
+    counts: { fcc_provider: 12, supplemental_brand: 3 },
+    listHash: 'a1b2c3',
+    changed: true,
+    violation: null,
+  };
+  return passingRun(
+    'providers',
+    facts,
+    [{ name: 'providers', path: '/service_providers', operation: 'service_providers' }],
+    opts,
+  );
+}
+
+/** A coverage Result: 4 providers, and the request without geography refused with a 400. */
+export function coverageResult(
+  opts: { environment?: string; startedAt?: number } = {},
+): CheckResult<CoverageFacts> {
+  const facts: CoverageFacts = {
+    result: 'ok',
+    providers: 4,
+    matchedAreasViolation: null,
+    refusalStatus: 400,
+  };
+  return passingRun(
+    'coverage',
+    facts,
+    [{ name: 'coverage', path: '/coverage', operation: 'coverage' }],
+    opts,
+  );
+}
+
+/** An analytics Result: one page synced, one session appeared (lag 45 s), one still awaited. */
+export function analyticsResult(
+  opts: { environment?: string; startedAt?: number } = {},
+): CheckResult<AnalyticsFacts> {
+  const facts: AnalyticsFacts = {
+    result: 'success',
+    pages: 1,
+    rows: 7,
+    syncDurationMs: 80,
+    syncSucceeded: true,
+    ingestLagsMs: [45_000],
+    late: 0,
+    missing: 0,
+    awaiting: 1,
+    oldestAwaitingMs: 20_000,
+  };
+  return passingRun(
+    'analytics',
+    facts,
+    [
+      { name: 'sync', path: '/analytics/sessions', operation: 'list_analytics_sessions' },
+      { name: 'lookup', path: '/analytics/sessions/{token}', operation: 'get_analytics_session' },
+    ],
+    opts,
+  );
 }
 
 type AnyRegistry = Registry<RegistryContentType>;

@@ -342,7 +342,7 @@ describe('createMetrics', () => {
     }
   });
 
-  it("adds prom-client's process and Node.js metrics, but not its 10 ms lag monitor, unless disabled", async () => {
+  it("adds prom-client's process and Node.js metrics, but not its 10 ms lag monitor nor its gauges named _total, unless disabled", async () => {
     const withDefaults = createMetrics({ environments: [environment('production')], build: BUILD });
     const names = (await withDefaults.registry.getMetricsAsJSON()).map((m) => m.name);
     for (const name of [
@@ -353,11 +353,18 @@ describe('createMetrics', () => {
       'nodejs_heap_size_used_bytes',
       'nodejs_gc_duration_seconds',
       'nodejs_version_info',
-      'nodejs_active_handles_total',
+      'nodejs_active_handles',
+      'nodejs_active_resources',
     ]) {
       expect(names).toContain(name);
     }
     expect(names.filter((n) => n.startsWith('nodejs_eventloop_lag'))).toEqual([]);
+    // Gauges prom-client names like counters stay out: promtool would reject them.
+    expect(names.filter((n) => n.endsWith('_total') && !n.startsWith('isa_'))).toEqual([
+      'process_cpu_user_seconds_total',
+      'process_cpu_system_seconds_total',
+      'process_cpu_seconds_total',
+    ]);
     const without = testMetrics();
     const bare = (await without.registry.getMetricsAsJSON()).map((m) => m.name);
     expect(bare.filter((n) => !n.startsWith('isa_'))).toEqual([]);

@@ -95,10 +95,11 @@ describe('bounded metrics server', () => {
       );
     };
     try {
-      const started = performance.now();
+      // Never idle and never done: only the headers deadline can end it (the idle one lies past
+      // the test's own timeout), and the 408 says which did, however long it took on a busy
+      // machine.
       const first = await openSlow(port);
       expect(await trickle(first)).toContain('408 Request Timeout');
-      expect(performance.now() - started).toBeLessThan(2_000);
       expect(rejected).toEqual(['timeout']);
 
       // Kept alive: three quick requests are answered, then the fourth trickles and is cut.
@@ -109,7 +110,7 @@ describe('bounded metrics server', () => {
         kept.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
         await eventually(
           () => answers.join('').split('200 OK').length === i + 1,
-          2_000,
+          10_000,
           `answer ${i}`,
         );
         await new Promise((r) => setTimeout(r, 200));

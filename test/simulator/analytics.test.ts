@@ -189,6 +189,36 @@ describe('GET /analytics/sessions/{id}', () => {
     expect(detail.data).not.toHaveProperty('order_number');
   });
 
+  it('reports another campaign for a created session under an analytics_campaign fault', async () => {
+    const { api } = await setup();
+    const token = String(
+      (
+        await api.createSession({
+          street1: '1 Instant Way',
+          zip: '80202',
+          campaign_id: 'acme-synthetic',
+        })
+      ).headers['session_token'],
+    );
+    const campaignOf = async (extra?: Record<string, string>) =>
+      analyticsDetailResponseSchema.parse(
+        body(await api.get(`/analytics/sessions/${token}`, extra)),
+      ).data.campaign_id;
+    expect(await campaignOf()).toBe('acme-synthetic');
+    const fault = (campaignId: string | null) => ({
+      'X-Isa-Sim-Fault': JSON.stringify({ kind: 'analytics_campaign', campaignId }),
+    });
+    expect(await campaignOf(fault('somebody-else'))).toBe('somebody-else');
+    expect(await campaignOf(fault(null))).toBeNull();
+    // The list's row says the same; seeded history keeps its own campaigns.
+    const page = analyticsListResponseSchema.parse(
+      body(await api.get('/analytics/sessions', fault('somebody-else'))),
+    );
+    expect(page.data[0]?.campaign_id).toBe('somebody-else');
+    const seeded = page.data.slice(1).map((r) => r.campaign_id);
+    expect(seeded).not.toContain('somebody-else');
+  });
+
   it('answers 404 in the common envelope for an unknown session or one owned by another key', async () => {
     const { api, other } = await setup();
     const theirs = String(

@@ -1,5 +1,6 @@
 /** Every fault kind, injected per request through the X-Isa-Sim-Fault header. */
-import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
 import {
   addressValidationUnavailableBodySchema,
   errorEnvelopeSchema,
@@ -8,6 +9,7 @@ import {
   unsupportedMediaTypeBodySchema,
 } from '../../src/api/schemas.js';
 import { FAULT_STATUSES, FaultController, type Fault } from '../../src/simulator/index.js';
+import { eventually } from '../support/cli.js';
 import { body, client, rawRequest, startTestSimulator, testClock, apiHeaders } from './helpers.js';
 
 const fault = (f: Fault | Fault[]) => ({ 'x-isa-sim-fault': JSON.stringify(f) });
@@ -131,8 +133,11 @@ describe('latency, hang, reset, malformed, html', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
   });
 
-  it('close() ends the server promptly while requests hang', async () => {
-    const sim = await startTestSimulator();
+  it('close() ends the server while requests hang, waiting neither for them nor for a timer', async () => {
+    const lines: string[] = [];
+    const sim = await startTestSimulator({
+      logger: pino({}, { write: (line: string) => void lines.push(line) }),
+    });
     const hanging = [1, 2, 3].map(() =>
       rawRequest(`${sim.url}/ping`, {
         headers: { ...apiHeaders(), ...fault({ kind: 'hang' }) },
@@ -141,10 +146,31 @@ describe('latency, hang, reset, malformed, html', () => {
         (err: NodeJS.ErrnoException) => err.code,
       ),
     );
-    await new Promise((r) => setTimeout(r, 100));
-    const started = performance.now();
-    await sim.close();
-    expect(performance.now() - started).toBeLessThan(500);
+    // Every request is held by its fault before the close (the simulator logs each as it does).
+    await eventually(
+      () => lines.filter((line) => line.includes('injecting faults')).length === 3,
+      10_000,
+      'three hanging requests',
+    );
+    // "Promptly" by event order: closed within turns of the event loop (sockets close on I/O
+    // callbacks) while the timers are frozen, so neither a wait for the requests nor a grace
+    // timer could have ended it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
+    let closed = false;
+    const closing = sim.close().then(() => void (closed = true));
+    let closedWithoutTimers = false;
+    try {
+      for (let turn = 0; turn < 1_000 && !closed; turn += 1) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      closedWithoutTimers = closed;
+    } finally {
+      // A close that waits on a timer still ends, so a failure here does not hang the cleanup.
+      vi.runOnlyPendingTimers();
+      vi.useRealTimers();
+    }
+    await closing;
+    expect(closedWithoutTimers).toBe(true);
     expect(await Promise.all(hanging)).toEqual(['ECONNRESET', 'ECONNRESET', 'ECONNRESET']);
   });
 

@@ -141,7 +141,6 @@ export function testEnvironment(
       initialWindowMs: 3_600_000,
       maxPages: 10,
       maxLookups: 5,
-      campaignId: 'isa-monitor-test',
       ingestLagBoundMs: 300_000,
       ingestTimeoutMs: 1_800_000,
       ...analytics,

@@ -12,6 +12,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfigDocument } from '../../src/config/index.js';
 import { startDaemon, type Daemon } from '../../src/daemon.js';
+import type { HistoryDocument } from '../../src/server/history.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { launchChromium, type RunningBrowser } from '../support/browser.js';
 import { eventually } from '../support/cli.js';
@@ -20,6 +21,11 @@ const KEY = 'page-key-0f1e2d3c4b5a6978';
 const SHOTS = 'test-results/screenshots';
 /** The page polls every second here (`?refresh=1`); the demo and users get 5 s. */
 const REFRESH_MS = 1000;
+/**
+ * The most one refresh may weigh here (2 environments, 1 s pings, 1 s refresh; headers and gzipped
+ * body): about 1.8 KB measured, most of it the fixed part of the document.
+ */
+const PER_REFRESH_BUDGET_BYTES = 3_000;
 
 /** What a hostile API could put in an error body: markup, attribute breakers, controls, length. */
 const HOSTILE_MESSAGE =
@@ -292,6 +298,31 @@ describe('the status page', () => {
           sizes.push({ url: req.url(), bytes: s.responseBodySize + s.responseHeadersSize }),
         );
     });
+    // What each refresh carried: its cursor and the sequence numbers of its samples and runs.
+    const increments: Array<{ after: number; seqs: number[] }> = [];
+    const reading: Array<Promise<void>> = [];
+    fresh.on('response', (response) => {
+      const after = new URL(response.url()).searchParams.get('after');
+      if (after === null) return;
+      const read = (response.json() as Promise<HistoryDocument>).then((doc) =>
+        increments.push({
+          after: Number(after),
+          seqs: Object.values(doc.environments).flatMap((env) =>
+            Object.values(env.checks).flatMap((check) => [
+              ...check.samples.map((sample) => sample.seq),
+              ...check.runs.map((run) => run.seq),
+            ]),
+          ),
+        }),
+      );
+      // A refresh still arriving as the page closes goes unread (the count below still needs 3).
+      reading.push(
+        read.then(
+          () => {},
+          () => {},
+        ),
+      );
+    });
     await fresh.goto(`${daemon.url}/?refresh=${REFRESH_MS / 1000}`);
     await fresh.locator('[data-testid="run"]').first().waitFor();
     await eventually(
@@ -299,6 +330,7 @@ describe('the status page', () => {
       15_000,
       'three refreshes',
     );
+    await Promise.all(reading);
     await fresh.close();
     const first = sizes.filter((s) => !s.url.includes('?after='));
     const refreshes = sizes.filter((s) => s.url.includes('?after='));
@@ -311,5 +343,12 @@ describe('the status page', () => {
     );
     expect(first.length).toBeGreaterThanOrEqual(4);
     expect(firstBytes).toBeLessThan(250_000);
+    // A refresh carries what came after its cursor and nothing older, however long the history
+    // grew: about a second of runs of 2 environments beside the fixed part (checks, thresholds).
+    expect(increments.length).toBeGreaterThanOrEqual(3);
+    for (const { after, seqs } of increments) {
+      expect(seqs.filter((seq) => seq <= after)).toEqual([]);
+    }
+    expect(perRefresh).toBeLessThan(PER_REFRESH_BUDGET_BYTES);
   });
 });

@@ -87,9 +87,12 @@ export function analyticsRoutes(state: SimulatorState, now: () => number): Route
 
     const count = selected.length;
     const pages = Math.ceil(count / ANALYTICS_PAGE_SIZE);
-    const data = selected
-      .slice((page - 1) * ANALYTICS_PAGE_SIZE, page * ANALYTICS_PAGE_SIZE)
-      .map(({ r }) => toRow(r));
+    const onPage = selected.slice((page - 1) * ANALYTICS_PAGE_SIZE, page * ANALYTICS_PAGE_SIZE);
+    // Used up only by a page it changes: one holding a session created through the simulator.
+    const campaign = onPage.some(({ r }) => r.session !== null)
+      ? ctx(res).faults?.take('analytics_campaign')?.campaignId
+      : undefined;
+    const data = onPage.map(({ r }) => toRow(r, campaign));
     sendValid(res, 200, analyticsListResponseSchema, {
       message: `${count} session${count === 1 ? '' : 's'} found`,
       request_status: 'ok',
@@ -109,10 +112,12 @@ export function analyticsRoutes(state: SimulatorState, now: () => number): Route
       sendError(res, 404, 'Session not found');
       return;
     }
+    const campaign =
+      record.session === null ? undefined : ctx(res).faults?.take('analytics_campaign')?.campaignId;
     sendValid(res, 200, analyticsDetailResponseSchema, {
       message: 'Session found',
       request_status: 'ok',
-      data: toDetail(record),
+      data: toDetail(record, campaign),
       meta: { responded_at: new Date(now()).toISOString() },
     });
   });
