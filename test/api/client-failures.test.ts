@@ -45,12 +45,17 @@ describe('ApiClient transport failures', () => {
     const server = await serve(() => {
       // Never respond.
     });
+    const called = performance.now();
     const response = await client(server.url).ping({ timeoutMs: 300 });
+    const waited = performance.now() - called;
     expectNoResponse(response);
     expect(response.transportError?.reason).toBe('timeout');
     expect(response.transportError?.code).toBe('REQUEST_TIMEOUT');
-    expect(response.durationMs).toBeGreaterThanOrEqual(295);
-    expect(response.durationMs).toBeLessThan(300 + 1_500);
+    // The deadline runs from the call (a timer never fires early); the duration from the dial,
+    // which a busy machine can reach some milliseconds later, so it is only bounded by the wait.
+    expect(waited).toBeGreaterThanOrEqual(299);
+    expect(response.durationMs).toBeGreaterThan(0);
+    expect(response.durationMs).toBeLessThanOrEqual(waited);
     // The request was written before the server went quiet.
     expect(server.requests).toHaveLength(1);
   });
