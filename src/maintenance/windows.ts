@@ -7,8 +7,9 @@
  * node-cron parses the expression (the same syntax as its schedules); the matching is done here,
  * minute by minute of UTC, reading the wall clock of the window's time zone. node-cron's own
  * matcher would need a registered task per window and a formatting of every candidate second;
- * this walk skips whole hours and days that cannot match, so one evaluation over the next two
- * days costs well under a millisecond, and it runs only at window edges (docs/configuration.md).
+ * this walk skips days, hours and minutes that cannot match, so one evaluation over the next two
+ * days costs under a millisecond for a daily or weekly schedule (about 2 ms for one every 15
+ * minutes in a time zone), and it runs only at window edges (docs/configuration.md).
  * Across a DST change a wall-clock time that does not exist that day (02:30 when clocks spring
  * forward) starts no window, and one that occurs twice (01:30 when they fall back) starts two.
  * A time zone costs an `Intl.DateTimeFormat` (about 8 MiB of RSS once used); without `timezone`
@@ -164,7 +165,10 @@ export function cronMatches(
       t += (60 - c.minute) * MINUTE_MS;
     } else {
       if (fields.minute.has(c.minute)) out.push(t);
-      t += MINUTE_MS;
+      // To the next matching minute of this hour, or to the next hour.
+      let step = 1;
+      while (c.minute + step < 60 && !fields.minute.has(c.minute + step)) step++;
+      t += step * MINUTE_MS;
     }
   }
   return out;
