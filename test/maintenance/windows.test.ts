@@ -95,6 +95,16 @@ describe('a recurring window', () => {
     expect(state.next?.startMs).toBe(utc('2027-03-15T06:30:00Z'));
   });
 
+  it('starts twice at a wall-clock time the November DST change repeats', () => {
+    // America/New_York falls back on 2026-11-01 at 02:00 EDT: 01:30 happens at 05:30 and 06:30 UTC.
+    const w = recurring('30 1 * * *', 15 * 60_000, 'America/New_York');
+    const first = maintenanceState([w], utc('2026-11-01T05:00:00Z'));
+    expect(first.next?.startMs).toBe(utc('2026-11-01T05:30:00Z'));
+    expect(maintenanceState([w], first.next?.endMs ?? 0).next?.startMs).toBe(
+      utc('2026-11-01T06:30:00Z'),
+    );
+  });
+
   it('reads day-of-week in its time zone', () => {
     // Sunday 23:00 in Los Angeles is Monday 07:00 UTC.
     const w = recurring('0 23 * * SUN', HOUR, 'America/Los_Angeles');
