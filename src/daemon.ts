@@ -17,6 +17,7 @@ import {
 import type { MeasurementEvent } from './measurement/messages.js';
 import { Recorder } from './metrics/recorder.js';
 import { createMetrics, metricsEnvironmentOf, type BuildInfo } from './metrics/registry.js';
+import { MaintenanceWatcher } from './maintenance/watcher.js';
 import { createServerApp } from './server/app.js';
 import { RunHistory } from './server/history.js';
 import { listenBounded } from './server/listen.js';
@@ -71,8 +72,29 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   });
   const recorder = new Recorder(metrics);
   for (const env of config.environments) recorder.describeEnvironment(env);
-  const status = new StatusHistory({ environments: config.environments.map((e) => e.name) });
+  // Windows are configuration: this thread evaluates them at their edges (maintenance/watcher.ts).
+  const maintenance = new MaintenanceWatcher({
+    environments: config.environments,
+    onChange: (environment, active) => {
+      recorder.setMaintenanceActive(environment, active);
+      // Not at start for environments without windows: nothing to say about them.
+      if (
+        active ||
+        (config.environments.find((e) => e.name === environment)?.maintenance ?? []).length > 0
+      ) {
+        logger.info(
+          { environment, active },
+          active ? 'maintenance window started' : 'outside maintenance windows',
+        );
+      }
+    },
+  });
+  const status = new StatusHistory({
+    environments: config.environments.map((e) => e.name),
+    maintenance: (environment) => maintenance.status(environment),
+  });
   const history = new RunHistory({
+    maintenance: (environment) => maintenance.status(environment),
     windowMs: config.history.windowMs,
     runs: config.history.runs,
     environments: config.environments.map((env) => ({
@@ -172,6 +194,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       onReject: (reason) => metrics.serverConnectionsRejected.inc({ reason }),
     });
   } catch (err) {
+    maintenance.stop();
     // No server, no daemon: the measurement thread stops too (it may not have started at all).
     await measurementStarted.then(
       (measurement) => measurement.stop(0),
@@ -191,6 +214,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   try {
     measurement = await measurementStarted;
   } catch (err) {
+    maintenance.stop();
     await closeServer(server);
     throw err;
   }
@@ -205,6 +229,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         ready = false;
         logger.info({ graceMs: config.shutdownTimeoutMs }, 'shutting down');
         await measurement.stop(config.shutdownTimeoutMs);
+        maintenance.stop();
         await closeServer(server);
         logger.info({}, 'stopped');
         logger.flush();

@@ -47,6 +47,7 @@ function merge(base: HistoryDocument, inc: HistoryDocument): void {
     }
     known.thresholds_ms = env.thresholds_ms;
     known.sessions_open = env.sessions_open;
+    known.maintenance = env.maintenance;
     for (const [check, history] of Object.entries(env.checks)) {
       const mine: CheckHistory | undefined = known.checks[check];
       if (mine === undefined) {

@@ -56,11 +56,19 @@ function card(
 export function renderEnvironment(name: string): EnvironmentView {
   const headingId = `env-${name}`;
   const state = el('p', { class: 'state', 'data-testid': 'state' });
+  // A live region of its own: entering or leaving a window is announced, the rest is not.
+  const maintenance = el('p', {
+    class: 'maintenance',
+    'data-testid': 'maintenance',
+    role: 'status',
+    hidden: true,
+  });
   const grid = el('div', { class: 'grid' });
   const section = el(
     'section',
     { class: 'environment', 'aria-labelledby': headingId, 'data-environment': name },
     el('div', { class: 'env-head' }, el('h2', { id: headingId }, name), state),
+    maintenance,
     grid,
   );
   const selected = new Map<string, number>();
@@ -132,9 +140,54 @@ export function renderEnvironment(name: string): EnvironmentView {
       if (env === undefined) return;
       if (panels === null) build(doc);
       replaceKeepingFocus(state, ...headline(doc, env, now));
+      maintenanceBanner(maintenance, env, now);
       for (const panel of panels ?? []) panel(doc, env, now);
     },
   };
+}
+
+/**
+ * The active maintenance window (its reason and end) or the next one within 24 hours (its start
+ * and end); hidden when there is neither. Times are the viewer's local time, with the ISO time in
+ * `datetime`.
+ */
+function maintenanceBanner(node: HTMLElement, env: EnvironmentHistory, now: number): void {
+  const planned = env.maintenance;
+  const key =
+    planned === null ? '' : `${planned.state} ${planned.start} ${planned.end} ${planned.reason}`;
+  // Rewritten only when the planned changes, so the live region speaks once.
+  if (node.dataset['key'] === key) return;
+  node.dataset['key'] = key;
+  node.hidden = planned === null;
+  node.dataset['state'] = planned?.state ?? '';
+  if (planned === null) {
+    node.replaceChildren();
+    return;
+  }
+  const at = (iso: string) => el('time', { datetime: iso }, wallTime(Date.parse(iso), now));
+  node.replaceChildren(
+    el(
+      'span',
+      { class: 'badge maintenance-badge' },
+      planned.state === 'active' ? 'MAINTENANCE' : 'PLANNED',
+    ),
+    ' ',
+    ...(planned.state === 'active'
+      ? ['Maintenance until ', at(planned.end)]
+      : ['Maintenance from ', at(planned.start), ' to ', at(planned.end)]),
+    ': ',
+    el('span', { class: 'reason' }, text(planned.reason)),
+    planned.state === 'active' ? '. Pages are held back; checks go on.' : '.',
+  );
+}
+
+/** `14:30`, or `Sat 14:30` when not today (local time). */
+function wallTime(t: number, now: number): string {
+  const date = new Date(t);
+  const hm = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
+  return date.toDateString() === new Date(now).toDateString()
+    ? hm
+    : `${date.toLocaleDateString([], { weekday: 'short' })} ${hm}`;
 }
 
 /** Up or down, the latency class in words and colour, and how fresh that is. */

@@ -155,6 +155,13 @@ export function environmentEvents(
   const events: RecordedEvent[] = [];
   const scheduled: Array<ScheduledPing & { ping: (typeof PING_EVENTS)[string] }> = [];
   const critical = spec.thresholds?.critical ?? 1;
+  // The daemon sets the gauge at a window's edges; a scenario's windows start and end on minutes.
+  if (spec.maintenance !== undefined) {
+    expandTimeline(spec.maintenance, minutes, '0').forEach((v, m) => {
+      if (v !== '0' && v !== '1') throw new Error(`maintenance must be 1 or 0, got "${v}"`);
+      events.push({ at: m * 60, record: (r) => r.setMaintenanceActive(environment, v === '1') });
+    });
+  }
   expandTimeline(spec.ping ?? '', minutes, 'ok').forEach((event, m) => {
     const ping = pingEvent(event);
     if (!ping) return;

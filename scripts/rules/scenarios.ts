@@ -50,6 +50,11 @@ const environmentSchema = z
      * scheduled pings (`confirm-sequence.ts`). Without it, confirmation is off.
      */
     confirm: z.string().optional(),
+    /**
+     * `isa_maintenance_active` per minute, set at m:00: 1 inside a maintenance window, 0 outside
+     * (`10*0 20*1`, padded with 0). Without it the gauge stays 0, as the daemon exports it.
+     */
+    maintenance: z.string().optional(),
     /** Coverage runs: a result of `isa_coverage_runs_total` per minute, or `-`. */
     coverage: z.string().optional(),
     thresholds: z

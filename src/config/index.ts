@@ -25,6 +25,8 @@ import { MAX_CONFIG_FILE_BYTES, readBoundedText } from './files.js';
 import { describeFileError, type ApiKeySource } from './secrets.js';
 import { CHECK_LIST, type CheckConfigs } from '../checks/index.js';
 import { budgetWarnings } from './budget-fit.js';
+import { maintenanceWarnings, toMaintenanceWindows } from './maintenance.js';
+import type { MaintenanceWindow } from '../maintenance/windows.js';
 
 export type { ConfigProblem } from './problems.js';
 export type { ApiKeySource } from './secrets.js';
@@ -46,6 +48,8 @@ export interface EnvironmentSettings {
   apiKeySource: ApiKeySource;
   thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
   requestBudgetPerSecond: number;
+  /** `maintenance`: the environment's windows; absent or empty when it has none. */
+  maintenance?: readonly MaintenanceWindow[];
 }
 
 /** The control probe (`control`): a plain GET of a neutral URL, per monitor. */
@@ -87,6 +91,8 @@ export interface LoadOptions {
   cwd?: string;
   /** Reads a file as UTF-8 text (config and key files); `fs.readFileSync` by default. */
   readFile?: (path: string) => string;
+  /** Wall clock in ms, for the overlap warning of recurring windows; `Date.now` by default. */
+  now?: () => number;
 }
 
 // Bounded and non-blocking: a FIFO or a device named as a file is a problem, never a hang.
@@ -125,6 +131,7 @@ export function loadConfig(opts: LoadOptions): LoadResult {
       env: opts.env,
       cwd,
       readFile,
+      now: opts.now,
       source: file,
       baseDir: dirname(path),
       earlier,
@@ -142,7 +149,7 @@ export function loadConfig(opts: LoadOptions): LoadResult {
   const fromEnv = documentFromEnv(opts.env, origins);
   return validate(
     fromEnv.raw,
-    { env: opts.env, cwd, readFile, baseDir: cwd },
+    { env: opts.env, cwd, readFile, baseDir: cwd, now: opts.now },
     origins,
     fromEnv.problems,
   );
@@ -160,12 +167,14 @@ export function parseConfigText(
     cwd?: string;
     readFile?: (path: string) => string;
     source?: string;
+    now?: () => number;
   },
 ): LoadResult {
   const cwd = opts.cwd ?? process.cwd();
   return parseText(text, {
     env: opts.env,
     cwd,
+    now: opts.now,
     readFile: opts.readFile ?? readUtf8,
     source: opts.source ?? 'config',
     baseDir: cwd,
@@ -178,6 +187,7 @@ interface Context {
   readFile: (path: string) => string;
   /** Relative paths written in the file resolve against this. */
   baseDir: string;
+  now?: (() => number) | undefined;
 }
 
 function parseText(
@@ -258,7 +268,16 @@ function validate(
     ...p,
     path: origins.get(p.path) ?? p.path,
   }));
-  return { ok: true, config, warnings: [...deprecated, ...budgetWarnings(config.environments)] };
+  const nowMs = (ctx.now ?? Date.now)();
+  return {
+    ok: true,
+    config,
+    warnings: [
+      ...deprecated,
+      ...budgetWarnings(config.environments),
+      ...maintenanceWarnings(config.environments, nowMs),
+    ],
+  };
 }
 
 /** Every deprecated key set in a check section of an environment, with its key path. */
@@ -312,6 +331,7 @@ function toMonitorConfig(
           criticalMs: env.thresholds.critical,
         },
         requestBudgetPerSecond: env.request_budget_per_second,
+        maintenance: toMaintenanceWindows(env.maintenance),
       };
       const sections = env as unknown as Record<string, unknown>;
       const checks = Object.fromEntries(

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { CHECK_LIST } from '../checks/index.js';
 import { formatDuration } from './duration.js';
+import { maintenanceSchema } from './maintenance.js';
 import { defaultApiKeyEnv } from './env.js';
 import { describeValue } from './problems.js';
 import {
@@ -175,6 +176,7 @@ export function buildConfigSchema(ctx: SchemaContext) {
             `must be at most ${MAX_REQUEST_BUDGET_PER_SECOND}, the API's rate limit per client IP (got ${describeValue(issue.input)})`,
         })
         .default(DEFAULTS.requestBudgetPerSecond),
+      maintenance: maintenanceSchema,
       ...checkSectionsShape,
     })
     .superRefine((value, issues) => {

@@ -69,6 +69,12 @@ export const UNIVERSAL_METRICS = {
     labels: ['environment'],
     sessionsOnly: true,
   },
+  maintenanceActive: {
+    name: 'isa_maintenance_active',
+    help: '1 while the environment is inside a configured maintenance window, else 0.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
   sessionLedgerWritable: {
     name: 'isa_session_ledger_writable',
     help: 'Whether the last write of the session ledger (state file) succeeded (1) or failed (0).',

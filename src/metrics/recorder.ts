@@ -139,6 +139,11 @@ export class Recorder {
   }
 
   /** Whether the session ledger can be written (`isa_session_ledger_writable`). */
+  /** Whether `environment` is inside a maintenance window (`isa_maintenance_active`). */
+  setMaintenanceActive(environment: string, active: boolean): void {
+    this.metrics.maintenanceActive.set({ environment }, active ? 1 : 0);
+  }
+
   setLedgerWritable(writable: boolean): void {
     this.metrics.sessionLedgerWritable.set(writable ? 1 : 0);
   }

@@ -13,6 +13,8 @@
  *   sessions; the recorder adds an environment the session ledger names at start-up;
  * - configuration gauges (e.g. `isa_latency_threshold_seconds`) are set by their check at start-up
  *   (`Recorder.describeEnvironment`) and `isa_monitor_build_info` here;
+ * - `isa_maintenance_active` starts at 0 for every environment; the daemon sets it at each window
+ *   edge (`maintenance/watcher.ts`);
  * - the "last event" gauges (`isa_ping_up`, `isa_lifecycle_last_success_timestamp_seconds`, ...)
  *   stay absent until the first event they describe: a 0 would claim "down", "0 s" or "1970"
  *   before anything was measured.
@@ -355,6 +357,8 @@ function zeroInitialise(
   // the recorder learns from the measurement engine at start-up: `Recorder.setSessionsOpen`).
   const sessions = createsSessions(enabled);
   if (sessions) metrics.syntheticSessionsOpen.set({ environment }, 0);
+  // Outside a window until the daemon's first evaluation, which follows at once (daemon.ts).
+  metrics.maintenanceActive.set({ environment }, 0);
   for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
     if (def.type === 'gauge' || key in CONTROL_METRICS) continue;
     if (def.sessionsOnly === true && !sessions) continue;

@@ -5,6 +5,7 @@
  * (`bench/history.ts` measures it). `/api/status` keeps its own document; this one is served by
  * `/api/history`, filterable by environment and check and incremental by sequence number.
  */
+import type { MaintenanceJson } from '../maintenance/watcher.js';
 import type { CheckResult, Details, PageView, Summary } from '../checks/check.js';
 import { CHECK_LIST } from '../checks/index.js';
 import type { AnyCheck } from '../checks/check.js';
@@ -25,6 +26,8 @@ export interface RunHistoryOptions {
   environments: readonly HistoryEnvironment[];
   /** Wall clock in ms; injectable for tests. */
   now?: () => number;
+  /** An environment's active or upcoming maintenance window (`maintenance/watcher.ts`). */
+  maintenance?: (environment: string) => MaintenanceJson | null;
 }
 
 /** One run, compact: what the charts, the distributions and the failure list need. */
@@ -66,6 +69,8 @@ export interface HistoryDocument {
       thresholds_ms: { expected: number; warning: number; critical: number };
       /** Synthetic sessions created and not yet seen closed; null until first reported. */
       sessions_open: number | null;
+      /** The active maintenance window, or the next within 24 hours; as in `/api/status`. */
+      maintenance: MaintenanceJson | null;
       checks: Record<string, CheckHistoryJson>;
     }
   >;
@@ -118,12 +123,14 @@ interface EnvironmentHistory {
 export class RunHistory {
   private readonly windowMs: number;
   private readonly now: () => number;
+  private readonly maintenance: (environment: string) => MaintenanceJson | null;
   private readonly environments = new Map<string, EnvironmentHistory>();
   private seq = 0;
 
   constructor(opts: RunHistoryOptions) {
     this.windowMs = opts.windowMs;
     this.now = opts.now ?? Date.now;
+    this.maintenance = opts.maintenance ?? (() => null);
     for (const env of opts.environments) {
       const checks = new Map<string, CheckHistory>();
       for (const check of env.checks) {
@@ -198,6 +205,7 @@ export class RunHistory {
           critical: env.thresholds.criticalMs,
         },
         sessions_open: env.sessionsOpen,
+        maintenance: this.maintenance(name),
         checks,
       };
     }

@@ -5,6 +5,7 @@
  */
 import type { CheckResult } from '../checks/check.js';
 import { CHECK_NAMES, SUMMARY_KEYS } from '../checks/index.js';
+import type { MaintenanceJson } from '../maintenance/watcher.js';
 
 /** One step of a run as `check --json` and `/api/status` print it. */
 export interface CheckStepJson {
@@ -45,6 +46,11 @@ export interface CheckStatus {
 export interface StatusDocument {
   generated_at: string;
   environments: Record<string, Record<string, CheckStatus>>;
+  /**
+   * Per environment of `environments`: its active maintenance window, or the next one starting
+   * within 24 hours, or null (docs/metrics.md, "/api/status").
+   */
+  maintenance: Record<string, MaintenanceJson | null>;
 }
 
 /** Most runs per environment and check one `/api/status` answer carries: everything kept. */
@@ -73,6 +79,8 @@ export interface StatusHistoryOptions {
   environments?: readonly string[];
   /** Wall clock in ms; injectable for tests. */
   now?: () => number;
+  /** An environment's active or upcoming maintenance window; none without it. */
+  maintenance?: (environment: string) => MaintenanceJson | null;
 }
 
 interface History {
@@ -91,6 +99,7 @@ export class StatusHistory {
   private readonly failuresPerCheck: number;
   private readonly failureMaxAgeMs: number;
   private readonly now: () => number;
+  private readonly maintenance: (environment: string) => MaintenanceJson | null;
   /** environment → check → history; insertion order is the order of the document. */
   private readonly histories = new Map<string, Map<string, History>>();
 
@@ -99,6 +108,7 @@ export class StatusHistory {
     this.failuresPerCheck = nonNegative(opts.failuresPerCheck ?? 50);
     this.failureMaxAgeMs = opts.failureMaxAgeMs ?? DAY_MS;
     this.now = opts.now ?? Date.now;
+    this.maintenance = opts.maintenance ?? (() => null);
     for (const environment of opts.environments ?? []) {
       for (const check of CHECK_NAMES) this.history(environment, check);
     }
@@ -131,6 +141,7 @@ export class StatusHistory {
   snapshot(query: StatusQuery = {}): StatusDocument {
     const limit = query.limit ?? DEFAULT_STATUS_LIMIT;
     const environments: StatusDocument['environments'] = {};
+    const maintenance: StatusDocument['maintenance'] = {};
     const selected =
       query.environment === undefined
         ? this.histories
@@ -153,8 +164,9 @@ export class StatusHistory {
         };
       }
       environments[environment] = byCheck;
+      maintenance[environment] = this.maintenance(environment);
     }
-    return { generated_at: new Date(this.now()).toISOString(), environments };
+    return { generated_at: new Date(this.now()).toISOString(), environments, maintenance };
   }
 
   private history(environment: string, check: string): History {

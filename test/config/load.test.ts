@@ -71,6 +71,7 @@ describe('defaults', () => {
           apiKeySource: { kind: 'env', name: 'ISA_PRODUCTION_API_KEY' },
           thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
           requestBudgetPerSecond: 1,
+          maintenance: [],
           ping: {
             enabled: true,
             intervalMs: 60_000,
@@ -160,6 +161,7 @@ environments:
       apiKeySource: { kind: 'env', name: 'SANDBOX_EU_KEY' },
       thresholds: { expectedMs: 50, warningMs: 200, criticalMs: 2000 },
       requestBudgetPerSecond: 12.5,
+      maintenance: [],
       ping: {
         enabled: false,
         intervalMs: 1000,

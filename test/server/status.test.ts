@@ -76,7 +76,24 @@ describe('StatusHistory', () => {
         production: Object.fromEntries(CHECK_NAMES.map((name) => [name, { last: null, runs: [] }])),
         sandbox: Object.fromEntries(CHECK_NAMES.map((name) => [name, { last: null, runs: [] }])),
       },
+      maintenance: { production: null, sandbox: null },
     });
+  });
+
+  it("carries each environment's maintenance window beside its checks", () => {
+    const window = {
+      state: 'active' as const,
+      reason: 'migration',
+      start: '2024-05-01T11:00:00.000Z',
+      end: '2024-05-01T13:00:00.000Z',
+    };
+    const history = new StatusHistory({
+      environments: ['production', 'sandbox'],
+      now: () => T0,
+      maintenance: (environment) => (environment === 'production' ? window : null),
+    });
+    expect(history.snapshot().maintenance).toEqual({ production: window, sandbox: null });
+    expect(history.snapshot({ environment: 'sandbox' }).maintenance).toEqual({ sandbox: null });
   });
 
   it('keeps runs per environment and check, newest first, with their steps', () => {

@@ -32,6 +32,21 @@ const HOSTILE_MESSAGE =
   `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> "'><b>bold</b> ` +
   `\u202Eevil\u202C \u200Bhidden ${'A'.repeat(400)}`;
 const HOSTILE_ID = `"><svg onload=window.__pwned=3>\u202E${'9'.repeat(300)}`;
+/** Production is inside a fixed maintenance window for the whole test; sandbox has one ahead. */
+const STARTED = Date.now();
+const WINDOW_END = new Date(STARTED + 2 * 3_600_000).toISOString();
+const PLANNED_START = new Date(STARTED + 5 * 3_600_000).toISOString();
+const PLANNED_END = new Date(STARTED + 6 * 3_600_000).toISOString();
+const MAINTENANCE: Record<string, unknown[]> = {
+  production: [
+    {
+      start: new Date(STARTED - 600_000).toISOString(),
+      end: WINDOW_END,
+      reason: 'Database migration <b>OPS-1234</b>',
+    },
+  ],
+  sandbox: [{ start: PLANNED_START, end: PLANNED_END, reason: 'Certificate rotation' }],
+};
 
 let sim: RunningSimulator;
 let daemon: Daemon;
@@ -65,6 +80,7 @@ beforeAll(async () => {
         // Scaled down so a critical ping still answers inside a 1 s ping interval.
         thresholds: { expected: '100ms', warning: '250ms', critical: '400ms' },
         ping: { interval: '1s', timeout: '900ms' },
+        maintenance: MAINTENANCE[name],
         lifecycle: {
           interval: '2s',
           timeout: '1800ms',
@@ -145,6 +161,42 @@ describe('the status page', () => {
     expect(await page.locator('h2').allTextContents()).toEqual(['sandbox', 'production']);
     expect(await page.locator('main').count()).toBe(1);
     expect(problems).toEqual([]);
+  });
+
+  it("shows an environment's active maintenance window with its reason and end, and a planned one", async () => {
+    const banner = env('production').locator('[data-testid="maintenance"]');
+    await banner.locator('time').waitFor();
+    expect(await banner.getAttribute('data-state')).toBe('active');
+    expect(await banner.getAttribute('role')).toBe('status');
+    expect(await banner.locator('time').getAttribute('datetime')).toBe(WINDOW_END);
+    const shown = await banner.textContent();
+    expect(shown).toContain('Maintenance until ');
+    // The reason is text: its markup is shown, never interpreted.
+    expect(shown).toContain('Database migration <b>OPS-1234</b>');
+    expect(await banner.locator('b').count()).toBe(0);
+    const planned = env('sandbox').locator('[data-testid="maintenance"]');
+    expect(await planned.getAttribute('data-state')).toBe('upcoming');
+    expect(
+      await planned.locator('time').evaluateAll((t) => t.map((n) => n.getAttribute('datetime'))),
+    ).toEqual([PLANNED_START, PLANNED_END]);
+    expect(await planned.textContent()).toContain('Certificate rotation');
+    const status = (await (await fetch(`${daemon.url}/api/status?limit=1`)).json()) as {
+      maintenance: Record<string, unknown>;
+    };
+    expect(status.maintenance['production']).toEqual({
+      state: 'active',
+      reason: 'Database migration <b>OPS-1234</b>',
+      start: new Date(STARTED - 600_000).toISOString(),
+      end: WINDOW_END,
+    });
+    expect(status.maintenance['sandbox']).toMatchObject({
+      state: 'upcoming',
+      start: PLANNED_START,
+    });
+    const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+    expect(metrics).toMatch(/^isa_maintenance_active\{environment="production"\} 1$/m);
+    expect(metrics).toMatch(/^isa_maintenance_active\{environment="sandbox"\} 0$/m);
+    await env('production').screenshot({ path: `${SHOTS}/status-maintenance-1280.png` });
   });
 
   it('renders a row for every check of the registry', async () => {
@@ -263,6 +315,7 @@ describe('the status page', () => {
     }));
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     await page.screenshot({ path: `${SHOTS}/status-390.png`, fullPage: true });
+    await env('production').screenshot({ path: `${SHOTS}/status-maintenance-390.png` });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: `${SHOTS}/status-390-dark.png`, fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
