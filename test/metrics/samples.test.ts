@@ -1,6 +1,6 @@
 /**
  * Series exist only for enabled checks (docs/metrics.md, "What exists from start-up"): a daemon
- * whose environment runs only `ping` exports at most 49 samples for it, counted on a real
+ * whose environment runs only `ping` exports at most 50 samples for it, counted on a real
  * `/metrics` scrape after a ping has run (so the "last event" gauges are there too).
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -18,9 +18,9 @@ const KEY = 'samples-key-0123456789abcdef';
  * IP-literal `base_url`, as here, has no resolve phase; the ping histogram has 7 finite bounds at
  * the default thresholds and timeout; `isa_check_runs_total` and `isa_check_duration_seconds` have
  * no ping series, which would repeat its attempts and duration; `isa_check_runs_abandoned_total`
- * has one, 0 in a healthy monitor).
+ * has one, 0 in a healthy monitor; and the environment's `isa_maintenance_active`).
  */
-const PING_ONLY_LIMIT = 49;
+const PING_ONLY_LIMIT = 50;
 /**
  * What confirmation pings add where they are on (the default at 60 s pings): 4 results of
  * `isa_ping_confirm_attempts_total` (those the rules read; the others appear when first seen),
