@@ -36,6 +36,8 @@ export default mergeConfig(
     test: {
       exclude: ['**/node_modules/**', ...INTEGRATION],
       outputFile: { json: 'test-results/vitest-unit.json' },
+      // One module graph per worker: the tier's time was mostly every file importing it anew.
+      isolate: false,
     },
   }),
 );
