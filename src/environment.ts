@@ -8,7 +8,7 @@ import { ApiClient } from './api/client.js';
 import type { AnyCheck, CheckLogger, CheckResult, SessionTracker } from './checks/check.js';
 import { CHECK_LIST } from './checks/index.js';
 import type { EnvironmentConfig } from './config/index.js';
-import { sectionOf } from './config/section.js';
+import { runDeadlineMs, sectionOf } from './config/section.js';
 import type { CheckConfigBase } from './config/section.js';
 import { BackoffGate } from './limits/backoff-gate.js';
 import { RequestBudget } from './limits/request-budget.js';
@@ -105,8 +105,7 @@ export class EnvironmentRuntime {
    * request timeout plus a second, so a single request's own timeout fires before the deadline.
    */
   timeoutFor(check: { name: string }): number {
-    const section = this.section(check);
-    return Math.max(section.timeoutMs, section.requestTimeoutMs + 1_000);
+    return runDeadlineMs(this.section(check));
   }
 
   /** How long the cleanups of one run of `check` may take: one request, with some headroom. */

@@ -27,6 +27,7 @@ import {
   type BudgetMisfit,
   type BudgetShare,
   type CheckConfigBase,
+  runDeadlineMs,
 } from '../config/section.js';
 import { formatDuration } from '../config/duration.js';
 import { defineCheck, type CheckContext, type CheckOutcome, type RunTimes } from './check.js';
@@ -183,8 +184,7 @@ export const LIFECYCLE_PACED_REQUESTS = 5;
  */
 function lifecycleBudgetFit(c: LifecycleConfig, budget: BudgetShare): BudgetMisfit | null {
   const { share, perSecond, refillFactor, firstPerSecond } = budget;
-  // The run's deadline, as `EnvironmentRuntime.timeoutFor` works it out.
-  const deadlineMs = Math.max(c.timeoutMs, c.requestTimeoutMs + 1_000);
+  const deadlineMs = runDeadlineMs(c);
   const neededMs =
     share > 0 ? c.pollTimeoutMs + (LIFECYCLE_PACED_REQUESTS * 1000) / share : Infinity;
   if (neededMs <= deadlineMs) return null;

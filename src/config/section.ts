@@ -27,6 +27,14 @@ export interface CheckConfigBase {
   requestTimeoutMs: number;
 }
 
+/**
+ * The deadline of one run: its timeout, but never less than one request timeout plus a second,
+ * so a single request's own timeout fires before the deadline.
+ */
+export function runDeadlineMs(config: CheckConfigBase): number {
+  return Math.max(config.timeoutMs, config.requestTimeoutMs + 1_000);
+}
+
 /** The uniform keys' defaults, in the file's own spelling. */
 export interface SectionDefaults {
   enabled: boolean;
