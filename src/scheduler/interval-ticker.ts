@@ -28,12 +28,12 @@ export interface IntervalTickerOptions {
 
 export class IntervalTicker {
   private timer: NodeJS.Timeout | null = null;
-  private nextPeriod: number;
+  /** The period the next wake arms; set by `start`. */
+  private nextPeriod = 0;
   private readonly now: () => number;
 
   constructor(private readonly opts: IntervalTickerOptions) {
     this.now = opts.now ?? Date.now;
-    this.nextPeriod = this.firstPeriod();
   }
 
   /** The first period this ticker arms: the first whose wake is still ahead. */
@@ -44,8 +44,9 @@ export class IntervalTicker {
     return start - aheadMs > this.now() ? start : start + intervalMs;
   }
 
-  start(): void {
-    this.nextPeriod = this.firstPeriod();
+  /** Starts waking for `firstPeriod` (default: `firstPeriod()` now) and every period after it. */
+  start(firstPeriod = this.firstPeriod()): void {
+    this.nextPeriod = firstPeriod;
     this.arm();
   }
 

@@ -188,7 +188,7 @@ export class Scheduler {
         for (; first < firstArmed; first += interval) this.arm(env, check, first);
       }
       this.tickers.push(ticker);
-      ticker.start();
+      ticker.start(firstArmed);
     }
   }
 

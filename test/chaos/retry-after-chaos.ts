@@ -156,7 +156,7 @@ export async function runRetryAfterChaos(
   scheduler.start();
   // Gates at random moments, on every operation in turn (a random one first), per environment.
   let gatesInjected = 0;
-  const timers = names.map((name, index) => {
+  const handles: NodeJS.Timeout[] = names.map((name, index) => {
     let next = randomInt(random, 0, ENDPOINTS.length - 1);
     const plan = (): NodeJS.Timeout =>
       setTimeout(
@@ -178,7 +178,6 @@ export async function runRetryAfterChaos(
       );
     return plan();
   });
-  const handles = timers;
 
   await new Promise((resolve) => setTimeout(resolve, opts.durationMs));
   for (const handle of handles) clearTimeout(handle);
