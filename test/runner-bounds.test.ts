@@ -5,14 +5,12 @@
  * abandoned. Fake clocks and event order; no sleeps.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiClient, type ApiResponse } from '../src/api/client.js';
+import type { ApiResponse } from '../src/api/client.js';
 import type { AnyCheck, CheckContext, CheckOutcome, SessionTracker } from '../src/checks/check.js';
 import { pingCheck } from '../src/checks/ping.js';
-import { BackoffGate } from '../src/limits/backoff-gate.js';
 import { RequestBudget } from '../src/limits/request-budget.js';
-import { runCheck, type RunOptions } from '../src/runner.js';
-import { SessionJournal } from '../src/sessions/journal.js';
-import { captureLogger, testEnvironment } from './support/harness.js';
+import type { RunOptions } from '../src/runner.js';
+import { startRun } from './support/run-check.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -38,24 +36,7 @@ function trackerLog() {
 }
 
 function run(c: AnyCheck, overrides: Partial<RunOptions> = {}) {
-  const environment = testEnvironment('http://127.0.0.1:9');
-  const client = new ApiClient({ baseUrl: environment.baseUrl, apiKey: 'k', userAgent: 't' });
-  const { log, lines } = captureLogger();
-  const result = runCheck({
-    check: c,
-    environment,
-    client,
-    budget: new RequestBudget(50),
-    gate: new BackoffGate(),
-    sessions: trackerLog().sessions,
-    createdSessions: new SessionJournal(),
-    retained: new Map(),
-    log,
-    runNumber: 0,
-    timeoutMs: 5_000,
-    ...overrides,
-  }).finally(() => client.close());
-  return { result, lines };
+  return startRun('http://127.0.0.1:9', c, { sessions: trackerLog().sessions, ...overrides });
 }
 
 /** A budget of 1 request a second on vitest's fake clock, from 0. */

@@ -7,15 +7,13 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ApiClient, type ApiResponse } from '../src/api/client.js';
+import type { ApiResponse } from '../src/api/client.js';
 import { CALLER_ABORT_CODE, DEADLINE_CODE } from '../src/api/transport-errors.js';
 import type { AnyCheck, CheckContext, CheckOutcome } from '../src/checks/check.js';
 import { pingCheck } from '../src/checks/ping.js';
-import { BackoffGate } from '../src/limits/backoff-gate.js';
 import { RequestBudget } from '../src/limits/request-budget.js';
-import { runCheck, type RunOptions } from '../src/runner.js';
-import { SessionJournal } from '../src/sessions/journal.js';
-import { captureLogger, testEnvironment } from './support/harness.js';
+import type { RunOptions } from '../src/runner.js';
+import { startRun } from './support/run-check.js';
 
 /** A loopback server that accepts connections and never answers. */
 let silent: Server;
@@ -41,33 +39,8 @@ function check(run: (ctx: CheckContext) => Promise<CheckOutcome<null>>): AnyChec
 }
 
 async function run(c: AnyCheck, overrides: Partial<RunOptions> = {}) {
-  const environment = testEnvironment(silentUrl);
-  const client = new ApiClient({ baseUrl: silentUrl, apiKey: environment.apiKey, userAgent: 't' });
-  const { log, lines } = captureLogger();
-  try {
-    const result = await runCheck({
-      check: c,
-      environment,
-      client,
-      budget: new RequestBudget(50),
-      gate: new BackoffGate(),
-      sessions: {
-        create: () => Promise.reject(new Error('the runner tests create no session')),
-        opened: () => Promise.resolve(),
-        closed: () => Promise.resolve(),
-        release: () => {},
-      },
-      createdSessions: new SessionJournal(),
-      retained: new Map(),
-      log,
-      runNumber: 0,
-      timeoutMs: 5_000,
-      ...overrides,
-    });
-    return { result, lines };
-  } finally {
-    await client.close();
-  }
+  const { result, lines } = startRun(silentUrl, c, overrides);
+  return { result: await result, lines };
 }
 
 /** A check that pings the silent server with its own request timeout. */
