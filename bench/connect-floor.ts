@@ -22,6 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { ApiClient } from '../src/api/client.js';
+import { ping } from '../src/checks/ping/request.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -107,7 +108,7 @@ const monitorClient = new ApiClient({
   userAgent: 'connect-floor',
 });
 async function viaMonitor(): Promise<Timed> {
-  const response = await monitorClient.ping({ timeoutMs: 5_000, freshConnection: true });
+  const response = await ping(monitorClient, { timeoutMs: 5_000, freshConnection: true });
   if (response.statusCode !== 200) throw new Error(`monitor ping: ${response.statusCode}`);
   // The client hands the answer over a turn after the body's end (client.ts), so a clock around
   // the call would count that turn: only its own duration is shown.

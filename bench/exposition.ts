@@ -16,13 +16,13 @@
  */
 import { parseArgs } from 'node:util';
 import { gzipSync, constants } from 'node:zlib';
-import type { CheckResult } from '../src/checks/check.js';
+import type { CheckResult } from '../src/kernel/check.js';
 import { CHECK_NAMES } from '../src/checks/index.js';
 import { validateConfigDocument } from '../src/config/index.js';
 import { Recorder } from '../src/metrics/recorder.js';
 import { createMetrics, metricsEnvironmentOf } from '../src/metrics/registry.js';
 import { MetricsRenderer } from '../src/server/exposition.js';
-import { requestPhases, type Phase } from '../src/vocabulary.js';
+import { requestPhases, type Phase } from '../src/kernel/vocabulary.js';
 import { toMicroseconds } from '../test/support/microseconds.js';
 import { median } from './stats.js';
 

@@ -7,9 +7,9 @@
  *   node --expose-gc --import tsx bench/history.ts
  */
 import { gzipSync } from 'node:zlib';
-import { lifecycleCheck } from '../src/checks/lifecycle.js';
-import { pingCheck } from '../src/checks/ping.js';
-import type { CheckResult, StepRecord } from '../src/checks/check.js';
+import { lifecycleCheck } from '../src/checks/lifecycle/index.js';
+import { pingCheck } from '../src/checks/ping/index.js';
+import type { CheckResult, StepRecord } from '../src/kernel/check.js';
 import { RunHistory } from '../src/server/history.js';
 
 const ENVIRONMENTS = 10;

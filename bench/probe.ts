@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTask } from 'node-cron';
 import type { ApiClient } from '../src/api/client.js';
+import { ping } from '../src/checks/ping/request.js';
 
 /** One measured ping, as it crosses from the worker to the main thread (plain data). */
 export interface PingSample {
@@ -77,7 +78,7 @@ export async function probeSeries(
 ): Promise<void> {
   for (let i = 0; i < warmup + count; i++) {
     const windowStart = epochNow();
-    const response = await client.ping({ timeoutMs: 5_000 });
+    const response = await ping(client, { timeoutMs: 5_000 });
     const windowEnd = epochNow();
     if (i >= warmup) {
       onSample({

@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { CheckResult } from './checks/check.js';
+import type { CheckResult } from './kernel/check.js';
 import { CHECK_LIST } from './checks/index.js';
 import { sectionOf, type MonitorConfig } from './config/index.js';
 import {

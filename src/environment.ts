@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { ApiClient } from './api/client.js';
-import type { AnyCheck, CheckLogger, CheckResult, SessionTracker } from './checks/check.js';
+import type { AnyCheck, CheckLogger, CheckResult, SessionTracker } from './kernel/check.js';
 import { CHECK_LIST } from './checks/index.js';
 import type { EnvironmentConfig } from './config/index.js';
 import { runDeadlineMs, sectionOf } from './config/section.js';

@@ -14,8 +14,8 @@ import type {
   CheckResult,
   SessionTracker,
   StepRecord,
-} from './checks/check.js';
-import { withFields } from './checks/logger.js';
+} from './kernel/check.js';
+import { withFields } from './kernel/logger.js';
 import type { EnvironmentConfig } from './config/index.js';
 import { sectionOf } from './config/section.js';
 import type { BackoffGate } from './limits/backoff-gate.js';

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiResponse } from '../src/api/client.js';
-import type { AnyCheck, CheckContext, CheckOutcome, SessionTracker } from '../src/checks/check.js';
-import { pingCheck } from '../src/checks/ping.js';
+import type { AnyCheck, CheckContext, CheckOutcome, SessionTracker } from '../src/kernel/check.js';
+import { pingCheck } from '../src/checks/ping/index.js';
 import { RequestBudget } from '../src/limits/request-budget.js';
 import type { RunOptions } from '../src/runner.js';
 import { startRun } from './support/run-check.js';

@@ -9,11 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiResponse } from '../src/api/client.js';
 import { CALLER_ABORT_CODE, DEADLINE_CODE } from '../src/api/transport-errors.js';
-import type { AnyCheck, CheckContext, CheckOutcome } from '../src/checks/check.js';
-import { pingCheck } from '../src/checks/ping.js';
+import type { AnyCheck, CheckContext, CheckOutcome } from '../src/kernel/check.js';
+import { pingCheck } from '../src/checks/ping/index.js';
 import { RequestBudget } from '../src/limits/request-budget.js';
 import type { RunOptions } from '../src/runner.js';
 import { startRun } from './support/run-check.js';
+import { ping } from '../src/checks/ping/request.js';
 
 /** A loopback server that accepts connections and never answers. */
 let silent: Server;
@@ -49,7 +50,7 @@ function pingWithTimeout(
   seen: { response?: ApiResponse; aborted?: boolean },
 ) {
   return check(async (ctx) => {
-    const response = await ctx.client.ping({
+    const response = await ping(ctx.client, {
       timeoutMs: requestTimeoutMs,
       signal: ctx.signal,
       correlationId: ctx.correlationId,

@@ -2,7 +2,7 @@
  * The `/api/history` document as the page reads it: the server's own types, so the two cannot
  * drift apart (type-only imports; nothing of the server is bundled).
  */
-export type { Details, PageView, Summary } from '../src/checks/check.js';
+export type { Details, PageView, Summary } from '../src/kernel/check.js';
 export type { CheckStepJson as Step } from '../src/server/status.js';
 export type {
   CheckHistoryJson as CheckHistory,

@@ -30,7 +30,7 @@ import {
 } from '@grafana/grafana-foundation-sdk/heatmap';
 import type { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import { METRICS } from '../../src/metrics/definitions.js';
-import { LATENCY_CLASSES, PING_RESULTS, type PingResult } from '../../src/checks/ping.js';
+import { LATENCY_CLASSES, PING_RESULTS, type PingResult } from '../../src/checks/ping/index.js';
 import {
   COLORS,
   addSections,

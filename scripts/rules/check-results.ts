@@ -8,35 +8,35 @@
  * finishes after its duration; a lifecycle run of minute m finishes at m·60 + 50 s. Sessions open
  * are set at the start of each minute.
  */
-import { analyticsCheck, type AnalyticsFacts } from '../../src/checks/analytics.js';
-import type { CheckResult } from '../../src/checks/check.js';
+import { analyticsCheck, type AnalyticsFacts } from '../../src/checks/analytics/index.js';
+import type { CheckResult } from '../../src/kernel/check.js';
 import {
   COVERAGE_RESULTS,
   coverageCheck,
   type CoverageFacts,
   type CoverageResult,
-} from '../../src/checks/coverage.js';
-import { providersCheck, type ProvidersFacts } from '../../src/checks/providers.js';
+} from '../../src/checks/coverage/index.js';
+import { providersCheck, type ProvidersFacts } from '../../src/checks/providers/index.js';
 import {
   LIFECYCLE_RESULTS,
   lifecycleCheck,
   type LifecycleFacts,
   type LifecycleResult,
   type QualifyOutcome,
-} from '../../src/checks/lifecycle.js';
+} from '../../src/checks/lifecycle/index.js';
 import {
   CONFIRM_TRIGGER_RESULTS,
   pingCheck,
   type PingFacts,
   type PingResult,
-} from '../../src/checks/ping.js';
+} from '../../src/checks/ping/index.js';
 import {
   formatProblems,
   validateConfigDocument,
   type EnvironmentConfig,
 } from '../../src/config/index.js';
 import type { Recorder } from '../../src/metrics/recorder.js';
-import type { ContractResult } from '../../src/vocabulary.js';
+import type { ContractResult } from '../../src/kernel/vocabulary.js';
 import { confirmEvents, type PingOutcome, type ScheduledPing } from './confirm-sequence.js';
 import { NO_EVENT, expandTimeline, type EnvironmentSpec } from './scenarios.js';
 

@@ -21,7 +21,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { Operation } from '../vocabulary.js';
 import {
   decodeBody,
   extractErrorMessage,
@@ -31,7 +30,6 @@ import {
   SPEC_RETRY_AFTER_MS,
   parseRetryAfter,
   tooLargeBody,
-  type BodyError,
   type DecodedBody,
 } from './response.js';
 import {
@@ -48,12 +46,19 @@ import {
   DEADLINE_CODE,
   classifyTransportError,
   redactor,
-  type TransportError,
 } from './transport-errors.js';
+import type { ApiCall, ApiResponse, ApiTransport } from '../kernel/api.js';
 
 export type { PhaseTimings } from './timing.js';
 export type { TransportError, TransportReason } from './transport-errors.js';
 export type { BodyError } from './response.js';
+export type {
+  ApiCall,
+  ApiResponse,
+  ApiTransport,
+  LateAnswer,
+  RequestOptions,
+} from '../kernel/api.js';
 
 export interface ApiClientOptions {
   /** Base address of one environment; may carry a path prefix (`http://host/env/production`). */
@@ -76,96 +81,6 @@ export interface ApiClientOptions {
    * environment's Retry-After gate learns of a 429 on any path, a cleanup's close included.
    */
   onResponse?: (response: ApiResponse) => void;
-}
-
-export interface ApiCall {
-  operation: Operation;
-  method: 'GET' | 'POST' | 'DELETE';
-  /** Path below the base URL, starting with `/`; path segments already encoded. */
-  path: string;
-  /** Serialized as JSON and sent with `Content-Type: application/json`. */
-  body?: unknown;
-  /** Deadline of the whole call, from the call to the body fully read. */
-  timeoutMs: number;
-  /** Aborts the call from outside (e.g. the run's own deadline or shutdown). */
-  signal?: AbortSignal;
-  /** Sent as `X-Correlation-Id` and `X-Request-Id` so the API's logs can be matched to a run. */
-  correlationId?: string;
-  /**
-   * Open a new connection for this call and close it after the answer (as blackbox_exporter does
-   * for every probe), instead of reusing a kept-alive one: connect and TLS are then part of every
-   * measurement, whatever the server's idle timeout.
-   */
-  freshConnection?: boolean;
-  /**
-   * Keep reading an answer that misses the deadline (or the caller's abort) for `graceMs` more,
-   * and hand it to `onAnswer` (a failure when none came). The call itself still settles at the
-   * deadline with a timeout: that is what was measured.
-   */
-  lateAnswer?: LateAnswer;
-}
-
-export interface LateAnswer {
-  graceMs: number;
-  onAnswer: (response: ApiResponse) => void;
-}
-
-/** The census-geography parameters of `GET /coverage`, by parameter name without `[]`. */
-export type CoverageQuery = Readonly<Record<string, readonly string[] | undefined>>;
-
-/** Per-call options of the typed helpers. */
-export interface RequestOptions {
-  timeoutMs: number;
-  signal?: AbortSignal;
-  correlationId?: string;
-  freshConnection?: boolean;
-  lateAnswer?: LateAnswer;
-}
-
-export interface ApiResponse {
-  operation: Operation;
-  method: string;
-  /** The path as called, below the base URL. */
-  path: string;
-  /** Null when no complete response arrived (any `transportError`). */
-  statusCode: number | null;
-  /** Lower-cased names, one value each (repeats joined with `, `); whatever arrived. */
-  headers: Record<string, string>;
-  /** Parsed JSON, or undefined (no body, or a `bodyError`). */
-  body: unknown;
-  bodyError: BodyError | null;
-  /** Start of the body, sanitized, at most 200 characters; only with a `bodyError`. */
-  bodySnippet: string | null;
-  transportError: TransportError | null;
-  /**
-   * Monotonic, to the body fully read (or the failure), from the moment the call reached the
-   * network: when it opened its connection, that connection's lookup (a host name) or first
-   * connection attempt (an IP literal); on a kept-alive connection, the start of writing the
-   * request. A call that reached neither is timed from when undici took it. See `timing.ts`.
-   */
-  durationMs: number;
-  phases: PhaseTimings;
-  /**
-   * Whether this call opened its connection (its `connect` phase was measured) rather than reuse
-   * a kept-alive one. False also when the dispatcher does not measure connections.
-   */
-  connectionOpened: boolean;
-  /** Largest `dur` of the `Server-Timing` header, in ms. */
-  serverTimingMs: number | null;
-  /** The API's `request_id` from an error body (status >= 400). */
-  requestId: string | null;
-  /** The API's `message` from an error body (status >= 400), sanitized and bounded. */
-  errorMessage?: string | null;
-  /**
-   * True when the call gave up at its deadline (or abort) with `lateAnswer` set: the answer is
-   * still being read and will reach `lateAnswer.onAnswer`.
-   */
-  answerPending?: true;
-  /**
-   * `Retry-After` (seconds or HTTP-date) as milliseconds from now; a header that is present but
-   * negative or unparsable reads as the spec's 60 s. Null when absent. Not clamped: the gate is.
-   */
-  retryAfterMs: number | null;
 }
 
 /** Default body cap: far above any API response, far below what would hurt the daemon. */
@@ -219,7 +134,7 @@ export function watchCallsInFlight(onSpell: () => () => void): () => void {
 }
 
 /** One API environment's client. See the module comment for its guarantees. */
-export class ApiClient {
+export class ApiClient implements ApiTransport {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   /**
@@ -416,115 +331,6 @@ export class ApiClient {
         // the same way.
         exchange.fail(err);
       }
-    });
-  }
-
-  /** `GET /ping`. */
-  ping(o: RequestOptions): Promise<ApiResponse> {
-    return this.request({ ...o, operation: 'ping', method: 'GET', path: '/ping' });
-  }
-
-  /** `POST /sessions` with a session request body. */
-  createSession(body: object, o: RequestOptions): Promise<ApiResponse> {
-    return this.request({
-      ...o,
-      operation: 'create_session',
-      method: 'POST',
-      path: '/sessions',
-      body,
-    });
-  }
-
-  /** `GET /sessions/{token}`. */
-  getSession(token: string, o: RequestOptions): Promise<ApiResponse> {
-    return this.request({
-      ...o,
-      operation: 'get_session',
-      method: 'GET',
-      path: sessionPath(token),
-    });
-  }
-
-  /** `GET /sessions/{token}/services/internet`, the qualification poll. */
-  pollServices(token: string, o: RequestOptions): Promise<ApiResponse> {
-    return this.request({
-      ...o,
-      operation: 'poll_services',
-      method: 'GET',
-      path: `${sessionPath(token)}/services/internet`,
-    });
-  }
-
-  /** `DELETE /sessions/{token}`. */
-  closeSession(token: string, o: RequestOptions): Promise<ApiResponse> {
-    return this.request({
-      ...o,
-      operation: 'close_session',
-      method: 'DELETE',
-      path: sessionPath(token),
-    });
-  }
-
-  /** `GET /sessions/{token}` after closing it; the API should answer 410. */
-  verifyGone(token: string, o: RequestOptions): Promise<ApiResponse> {
-    return this.request({
-      ...o,
-      operation: 'verify_gone',
-      method: 'GET',
-      path: sessionPath(token),
-    });
-  }
-
-  /** `GET /service_providers`, the tracked provider list. */
-  serviceProviders(o: RequestOptions): Promise<ApiResponse> {
-    return this.request({
-      ...o,
-      operation: 'service_providers',
-      method: 'GET',
-      path: '/service_providers',
-    });
-  }
-
-  /**
-   * `GET /coverage` for census geographies, each value repeated as `name[]=value` as the spec
-   * says. Without any value it is the request the API must refuse (operation
-   * `coverage_no_geography`).
-   */
-  coverage(geography: CoverageQuery, o: RequestOptions): Promise<ApiResponse> {
-    const given = Object.entries(geography).flatMap(([name, values]) =>
-      values !== undefined && values.length > 0 ? [[name, values] as const] : [],
-    );
-    return this.request({
-      ...o,
-      operation: given.length > 0 ? 'coverage' : 'coverage_no_geography',
-      method: 'GET',
-      path: `/coverage${queryString(Object.fromEntries(given))}`,
-    });
-  }
-
-  /**
-   * `GET /analytics/sessions` with its query (`updated_since`, `page`, ...), each value encoded;
-   * repeated values are sent as `name[]` parameters, as the spec says.
-   */
-  listAnalyticsSessions(
-    query: Readonly<Record<string, string | readonly string[]>>,
-    o: RequestOptions,
-  ): Promise<ApiResponse> {
-    return this.request({
-      ...o,
-      operation: 'list_analytics_sessions',
-      method: 'GET',
-      path: `/analytics/sessions${queryString(query)}`,
-    });
-  }
-
-  /** `GET /analytics/sessions/{id}`: a session's analytics detail, by UUID or session token. */
-  getAnalyticsSession(id: string, o: RequestOptions): Promise<ApiResponse> {
-    return this.request({
-      ...o,
-      operation: 'get_analytics_session',
-      method: 'GET',
-      path: `/analytics/sessions/${encodeURIComponent(id)}`,
     });
   }
 
@@ -785,23 +591,6 @@ class Exchange implements Dispatcher.DispatchHandler {
 function retryAfterMsOf(header: string | undefined): number | null {
   const parsed = parseRetryAfter(header, Date.now());
   return parsed === INVALID_RETRY_AFTER ? SPEC_RETRY_AFTER_MS : parsed;
-}
-
-function sessionPath(token: string): string {
-  return `/sessions/${encodeURIComponent(token)}`;
-}
-
-/** `?a=1&b[]=x&b[]=y`, or the empty string for no parameters. */
-function queryString(query: Readonly<Record<string, string | readonly string[]>>): string {
-  const parts: string[] = [];
-  for (const [name, value] of Object.entries(query)) {
-    if (typeof value === 'string') {
-      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
-    } else {
-      for (const v of value) parts.push(`${encodeURIComponent(name)}[]=${encodeURIComponent(v)}`);
-    }
-  }
-  return parts.length === 0 ? '' : `?${parts.join('&')}`;
 }
 
 function isCorrelationId(value: string): boolean {

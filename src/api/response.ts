@@ -6,8 +6,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { errorEnvelopeSchema } from './schemas.js';
 import { sanitizeText } from './transport-errors.js';
 import { RESPONSE_PARSE } from './validate.js';
+import type { BodyError } from '../kernel/api.js';
 
-export type BodyError = 'not_json' | 'invalid_json' | 'too_large';
+export type { BodyError } from '../kernel/api.js';
 
 export interface DecodedBody {
   body: unknown;

@@ -40,6 +40,9 @@ import UndiciAgentClass from 'undici/lib/dispatcher/agent.js';
 import UndiciPoolClass from 'undici/lib/dispatcher/pool.js';
 import buildConnectorFunction from 'undici/lib/core/connect.js';
 import { ConnectTimeoutError } from 'undici/lib/core/errors.js';
+import type { PhaseTimings } from '../kernel/api.js';
+
+export type { PhaseTimings } from '../kernel/api.js';
 
 /**
  * undici's three classes the monitor uses, from their own modules: undici's index also loads fetch,
@@ -51,15 +54,6 @@ import { ConnectTimeoutError } from 'undici/lib/core/errors.js';
 export const UndiciAgent = UndiciAgentClass;
 export const UndiciPool = UndiciPoolClass;
 export const buildUndiciConnector = buildConnectorFunction;
-
-/** Phase durations of one call, in milliseconds; a phase that did not happen is absent. */
-export interface PhaseTimings {
-  resolve?: number;
-  connect?: number;
-  tls?: number;
-  processing?: number;
-  transfer?: number;
-}
 
 /** Monotonic timestamps (`performance.now()`) of one connection's establishment. */
 export interface ConnectionTiming {

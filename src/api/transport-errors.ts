@@ -1,20 +1,12 @@
+import type { TransportError, TransportReason } from '../kernel/api.js';
+
+export type { TransportError, TransportReason } from '../kernel/api.js';
 /**
  * Transport failures of API calls, reduced to a bounded reason. The reason comes from stable
  * codes (undici's `err.code`, Node's system error codes, the error's `name`), never from message
  * text: undici's `docs/api/Errors.md` says to match on `code`, and messages change between
  * releases. Messages are kept only for humans, sanitized (see `sanitizeText`).
  */
-
-/** Why no usable response arrived. */
-export type TransportReason = 'timeout' | 'network_error' | 'aborted';
-
-export interface TransportError {
-  reason: TransportReason;
-  /** The error's code (e.g. `ECONNREFUSED`, `UND_ERR_SOCKET`), or one of the client's own below. */
-  code: string;
-  /** Sanitized, short, free of the API key and URL credentials. */
-  message: string;
-}
 
 /** Code of a call that hit its own `timeoutMs` deadline. */
 export const DEADLINE_CODE = 'REQUEST_TIMEOUT';

@@ -3,12 +3,12 @@
  * Every generic layer (config, runner, environment, scheduler, metrics, status, CLI) iterates this
  * list; the order here is the order of config sections, schedules and documents.
  */
-import { analyticsCheck } from './analytics.js';
-import type { AnyCheck } from './check.js';
-import { coverageCheck } from './coverage.js';
-import { lifecycleCheck } from './lifecycle.js';
-import { pingCheck } from './ping.js';
-import { providersCheck } from './providers.js';
+import { analyticsCheck } from './analytics/index.js';
+import type { AnyCheck } from '../kernel/check.js';
+import { coverageCheck } from './coverage/index.js';
+import { lifecycleCheck } from './lifecycle/index.js';
+import { pingCheck } from './ping/index.js';
+import { providersCheck } from './providers/index.js';
 
 export const CHECK_LIST = [
   pingCheck,

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
-import type { AnyCheck, CheckLogger, CheckResult } from '../checks/check.js';
+import type { AnyCheck, CheckLogger, CheckResult } from '../kernel/check.js';
 import { CHECK_LIST, CHECK_NAMES, findCheck } from '../checks/index.js';
-import { withFields } from '../checks/logger.js';
+import { withFields } from '../kernel/logger.js';
 import {
   formatProblems,
   loadConfig,

@@ -1,5 +1,5 @@
 /** Usage texts of the command line (docs/cli.md); the check names come from the registry. */
-import type { AnyCheck } from '../checks/check.js';
+import type { AnyCheck } from '../kernel/check.js';
 import { CHECK_LIST, CHECK_NAMES } from '../checks/index.js';
 
 const CHECKS = CHECK_NAMES.join('|');

@@ -6,8 +6,10 @@
 import { z } from 'zod';
 import { formatDuration, parseDuration } from './duration.js';
 import { describeValue } from './problems.js';
+import type { Loose } from '../kernel/section.js';
 
-export type Loose = Partial<Record<string, unknown>>;
+export type { Loose } from '../kernel/section.js';
+
 export type Issues = {
   addIssue: (issue: { code: 'custom'; message: string; path?: PropertyKey[] }) => void;
 };

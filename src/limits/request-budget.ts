@@ -1,4 +1,7 @@
 import { clearTimeout as clearRealTimeout, setTimeout as setRealTimeout } from 'node:timers';
+import type { BudgetPriority } from '../kernel/check.js';
+
+export type { BudgetPriority } from '../kernel/check.js';
 
 /**
  * Headroom of the refill over the configured rate. A schedule may use the whole budget (1 s pings
@@ -9,13 +12,6 @@ import { clearTimeout as clearRealTimeout, setTimeout as setRealTimeout } from '
  * 1% of N. Documented in docs/configuration.md (`request_budget_per_second`).
  */
 export const REFILL_HEADROOM = 0.01;
-
-/**
- * Who a request is for. `first`: a run whose timing is its measurement (a ping, a confirmation
- * ping), served before every queued `normal` request, and kept clear by `reserve`. `normal`:
- * everything else (lifecycle steps and polls, the other checks, closing leftovers).
- */
-export type BudgetPriority = 'first' | 'normal';
 
 /**
  * How long a reservation holds after its time when no `first` request has come to use it (the

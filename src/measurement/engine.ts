@@ -4,10 +4,10 @@
  * (serving /metrics, logging) cannot delay a probe or its timestamps; `inline` mode runs it on the
  * calling thread for benchmarks and tests.
  */
-import { createsSessions, type CheckLogger } from '../checks/check.js';
+import { createsSessions, type CheckLogger } from '../kernel/check.js';
 import { watchCallsInFlight } from '../api/client.js';
 import { CHECK_LIST } from '../checks/index.js';
-import { withFields } from '../checks/logger.js';
+import { withFields } from '../kernel/logger.js';
 import { startControlProbe } from '../control/probe.js';
 import { EnvironmentRuntime } from '../environment.js';
 import { Scheduler } from '../scheduler/scheduler.js';

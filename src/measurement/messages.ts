@@ -2,11 +2,11 @@
  * Messages between the measurement thread (scheduler, checks, API client) and the main thread
  * (metrics registry, HTTP server, logging). Plain data only: they cross a worker boundary.
  */
-import type { CheckResult, FollowUpEvent } from '../checks/check.js';
+import type { CheckResult, FollowUpEvent } from '../kernel/check.js';
 import type { ControlResult } from '../metrics/definitions.js';
 import type { MonitorConfig } from '../config/index.js';
 import type { ScheduledTaskInfo } from '../scheduler/scheduler.js';
-import type { SkipReason } from '../vocabulary.js';
+import type { SkipReason } from '../kernel/vocabulary.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

@@ -14,10 +14,10 @@ import {
   OPERATION_STATUS_CODES,
   OUTCOMES,
   SKIP_REASONS,
-} from '../vocabulary.js';
-import type { MetricDefinition } from './metric-definition.js';
+} from '../kernel/vocabulary.js';
+import type { MetricDefinition } from '../kernel/metric-definition.js';
 
-export type { MetricDefinition, MetricType } from './metric-definition.js';
+export type { MetricDefinition, MetricType } from '../kernel/metric-definition.js';
 
 /** Durations of whole check runs: from a fast ping to a lifecycle run at its 120 s deadline. */
 export const RUN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 90, 120] as const;

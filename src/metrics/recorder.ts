@@ -7,12 +7,12 @@
  * `service_data_set`); never URLs, tokens, addresses or messages.
  */
 import type { Counter, Gauge, Histogram } from 'prom-client';
-import type { AnyCheck, CheckResult, FollowUpEvent, MetricSink } from '../checks/check.js';
+import type { AnyCheck, CheckResult, FollowUpEvent, MetricSink } from '../kernel/check.js';
 import { CHECK_LIST, findCheck } from '../checks/index.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
-import type { SkipReason } from '../vocabulary.js';
+import type { SkipReason } from '../kernel/vocabulary.js';
 import { CONTROL_METRICS, type ControlResult } from './definitions.js';
-import type { MetricDefinition } from './metric-definition.js';
+import type { MetricDefinition } from '../kernel/metric-definition.js';
 import { knownLabelSets, type Metrics } from './registry.js';
 
 type Handle = Counter<string> | Gauge<string> | Histogram<string>;

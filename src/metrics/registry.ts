@@ -32,11 +32,11 @@ import heapSizeAndUsedCollector from 'prom-client/lib/metrics/heapSizeAndUsed.js
 import heapSpacesSizeAndUsedCollector from 'prom-client/lib/metrics/heapSpacesSizeAndUsed.js';
 import versionCollector from 'prom-client/lib/metrics/version.js';
 import gcCollector from 'prom-client/lib/metrics/gc.js';
-import { createsSessions, type AnyCheck } from '../checks/check.js';
+import { createsSessions, type AnyCheck } from '../kernel/check.js';
 import { CHECK_LIST } from '../checks/index.js';
-import { THRESHOLD_LEVELS, type LatencyThresholds } from '../checks/latency.js';
+import { THRESHOLD_LEVELS, type LatencyThresholds } from '../kernel/latency.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
-import { PHASES, requestPhases } from '../vocabulary.js';
+import { PHASES, requestPhases } from '../kernel/vocabulary.js';
 import {
   CONTROL_METRICS,
   FOLLOW_UP_METRIC_NAMES,
@@ -45,7 +45,7 @@ import {
   type MetricDefinition,
   type MetricKey,
 } from './definitions.js';
-import type { CheckVocabulary, EnvironmentVocabulary } from './metric-definition.js';
+import type { CheckVocabulary, EnvironmentVocabulary } from '../kernel/metric-definition.js';
 
 /** The labels `createMetrics` put on every series of a registry (prom-client has no getter). */
 const DEFAULT_LABELS = new WeakMap<object, Readonly<Record<string, string>>>();

@@ -10,7 +10,7 @@
  * - `policy.successes` good follow-up runs in a row end it (`recovered`); a bad one starts the
  *   count again.
  */
-import type { FollowUpEnd, FollowUpPolicy } from '../checks/check.js';
+import type { FollowUpEnd, FollowUpPolicy } from '../kernel/check.js';
 
 export type ScheduledVerdict = 'started' | 'restarted' | null;
 export type TickVerdict = 'run' | 'window_elapsed' | 'idle';

@@ -30,9 +30,9 @@
  * would start before this one's deadline (so the two never overlap).
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AnyCheck, CheckLogger, CheckResult, FollowUpEvent } from '../checks/check.js';
+import type { AnyCheck, CheckLogger, CheckResult, FollowUpEvent } from '../kernel/check.js';
 import type { EnvironmentRuntime } from '../environment.js';
-import type { SkipReason } from '../vocabulary.js';
+import type { SkipReason } from '../kernel/vocabulary.js';
 import { deadline } from '../limits/timers.js';
 import { IntervalTicker } from './interval-ticker.js';
 import { FollowUpSequence, nextFireAt } from './follow-up.js';

@@ -6,9 +6,9 @@
  * `/api/history`, filterable by environment and check and incremental by sequence number.
  */
 import type { MaintenanceJson } from '../maintenance/watcher.js';
-import type { CheckResult, Details, PageView, Summary } from '../checks/check.js';
+import type { CheckResult, Details, PageView, Summary } from '../kernel/check.js';
 import { CHECK_LIST } from '../checks/index.js';
-import type { AnyCheck } from '../checks/check.js';
+import type { AnyCheck } from '../kernel/check.js';
 import { toCheckJson, type CheckJson } from './status.js';
 
 export interface HistoryEnvironment {

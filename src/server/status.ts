@@ -3,7 +3,7 @@
  * list of recent runs with their steps, in the shape of `check --json`. Failures are kept longer
  * than successes (more of them, for longer), because the failures are what on-call comes to read.
  */
-import type { CheckResult } from '../checks/check.js';
+import type { CheckResult } from '../kernel/check.js';
 import { CHECK_NAMES, SUMMARY_KEYS } from '../checks/index.js';
 import type { MaintenanceJson } from '../maintenance/watcher.js';
 

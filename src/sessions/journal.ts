@@ -8,26 +8,9 @@
  * Memory only: after a restart the journal starts empty. Tokens never leave the worker through
  * it: it is not logged, exported or shown.
  */
+import type { CreatedSession, CreatedSessions } from '../kernel/check.js';
 
-/** One created session. */
-export interface CreatedSession {
-  /** Increases by one per entry: a reader keeps the last `seq` it took as its cursor. */
-  seq: number;
-  token: string;
-  /**
-   * The `campaign_id` the create was sent with (null: none): what the API must report for the
-   * session, whatever any other setting says.
-   */
-  campaignId: string | null;
-  /** When it was journaled, on the runner's monotonic clock (ms). */
-  createdAt: number;
-}
-
-/** What a check's context sees of the journal. */
-export interface CreatedSessions {
-  /** The entries after `seq` (0: every entry still kept), oldest first. */
-  since(seq: number): CreatedSession[];
-}
+export type { CreatedSession, CreatedSessions } from '../kernel/check.js';
 
 /** Entries kept by default: hours of lifecycle runs at their default interval. */
 export const DEFAULT_JOURNAL_CAPACITY = 100;

@@ -13,12 +13,13 @@
  * - Tokens a run is still using are never closed under it (`hold`/`release`).
  */
 import type { ApiClient } from '../api/client.js';
-import type { CheckLogger } from '../checks/check.js';
+import type { CheckLogger } from '../kernel/check.js';
 import { admit, RetryAfterError } from '../limits/admission.js';
 import type { BackoffGate } from '../limits/backoff-gate.js';
 import type { RequestBudget } from '../limits/request-budget.js';
 import type { CreateIntent, SessionLedger } from './ledger.js';
 import { confirmsClose } from './tokens.js';
+import { closeSession } from '../api/sessions.js';
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 5 * 60_000;
@@ -101,7 +102,7 @@ export class SessionReaper {
     const { client, ledger, environment, budget, gate, log } = this.opts;
     try {
       await admit(gate, budget, { maxWaitMs: 0, ...(signal ? { signal } : {}) });
-      const response = await client.closeSession(token, {
+      const response = await closeSession(client, token, {
         timeoutMs: this.opts.timeoutMs,
         ...(signal ? { signal } : {}),
       });

@@ -18,10 +18,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, ApiResponse, RequestOptions } from '../api/client.js';
-import type { CheckLogger, SessionTracker } from '../checks/check.js';
+import type { CheckLogger, SessionTracker } from '../kernel/check.js';
 import type { CreateIntent, SessionLedger } from './ledger.js';
 import type { SessionReaper } from './reaper.js';
 import { sessionTokensOf } from './tokens.js';
+import { createSession } from '../api/sessions.js';
 
 /**
  * How long a create's answer is still read after its deadline. Bounded so that shutdown (15 s)
@@ -80,7 +81,7 @@ export class SessionTracking implements SessionTracker {
 
     let onLate: (response: ApiResponse) => void = () => {};
     const late = new Promise<ApiResponse>((resolve) => (onLate = resolve));
-    const response = await this.opts.client.createSession(body, {
+    const response = await createSession(this.opts.client, body, {
       ...options,
       lateAnswer: { graceMs: this.opts.graceMs ?? LATE_ANSWER_GRACE_MS, onAnswer: onLate },
     });

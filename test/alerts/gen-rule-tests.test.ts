@@ -3,7 +3,7 @@
  * series the real recorder writes for a scenario, and expected annotations rendered by promtool.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PING_BUCKETS } from '../../src/checks/ping.js';
+import { PING_BUCKETS } from '../../src/checks/ping/index.js';
 import { formatDuration, parseDuration } from '../../scripts/rules/durations.js';
 import { generateRuleTests } from '../../scripts/rules/gen-rule-tests.js';
 import { namesReadByRules, recordSeries } from '../../scripts/rules/recorded-series.js';

@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, callsInFlight, watchCallsInFlight } from '../../src/api/client.js';
 import { createMeasuringAgent } from '../../src/api/timing.js';
 import { API_KEY, USER_AGENT, sendJson, startServer, type TestServer } from './helpers.js';
+import { closeSession } from '../../src/api/sessions.js';
+import { ping } from '../../src/checks/ping/request.js';
 
 /** Sum of undici's per-origin pool stats of an Agent. */
 function agentStats(agent: ReturnType<typeof createMeasuringAgent>): {
@@ -77,8 +79,8 @@ describe('ApiClient connection reuse', () => {
     for (let i = 0; i < 200; i++) {
       const response =
         i % 2 === 0
-          ? await client.ping({ timeoutMs: 5_000 })
-          : await client.closeSession(`t${i}`, { timeoutMs: 5_000 });
+          ? await ping(client, { timeoutMs: 5_000 })
+          : await closeSession(client, `t${i}`, { timeoutMs: 5_000 });
       expect(response.transportError).toBeNull();
       statuses.add(response.statusCode);
     }
@@ -137,8 +139,8 @@ describe('ApiClient connection reuse', () => {
   it('counts the calls in flight of every client on the thread, until each ends, answered or not', async () => {
     const { held, arrived, a, b } = await twoClientsOfAHoldingServer();
     expect(callsInFlight()).toBe(0);
-    const answered = [a.ping(call('a-1')), b.ping(call('b-1'))];
-    const timedOut = b.ping(call('b-2', 300));
+    const answered = [ping(a, call('a-1')), ping(b, call('b-1'))];
+    const timedOut = ping(b, call('b-2', 300));
     // Counted as each call is dispatched.
     expect(callsInFlight()).toBe(3);
     expect((await timedOut).transportError).not.toBeNull();
@@ -157,11 +159,11 @@ describe('ApiClient connection reuse', () => {
       return () => events.push(`end with ${callsInFlight()} in flight`);
     });
     try {
-      const first = a.ping(call('first'));
+      const first = ping(a, call('first'));
       // Told synchronously, as the first call is dispatched.
       expect(events).toEqual(['start with 1 in flight']);
-      const second = b.ping(call('second'));
-      const timedOut = a.ping(call('timed-out', 300));
+      const second = ping(b, call('second'));
+      const timedOut = ping(a, call('timed-out', 300));
       // A call that ends (here by its deadline) while others are in flight ends no spell.
       expect((await timedOut).transportError).not.toBeNull();
       expect(events).toEqual(['start with 1 in flight']);
@@ -170,7 +172,7 @@ describe('ApiClient connection reuse', () => {
       await Promise.all([first, second]);
       expect(events).toEqual(['start with 1 in flight', 'end with 0 in flight']);
       // Between spells nothing is told; the next call starts a new spell.
-      const third = b.ping(call('third'));
+      const third = ping(b, call('third'));
       await arrived('third');
       for (const answer of held.splice(0)) answer();
       await third;
@@ -184,7 +186,7 @@ describe('ApiClient connection reuse', () => {
       unwatch();
     }
     // Unwatched, calls go on and nobody is told.
-    const after = a.ping(call('after'));
+    const after = ping(a, call('after'));
     await arrived('after');
     for (const answer of held.splice(0)) answer();
     await after;
@@ -194,10 +196,10 @@ describe('ApiClient connection reuse', () => {
   it('closes its own agent on close(), and leaves an injected one open', async () => {
     server = await startServer((_req, res) => sendJson(res, 200, { message: 'pong' }));
     const own = new ApiClient({ baseUrl: server.url, apiKey: API_KEY, userAgent: USER_AGENT });
-    await own.ping({ timeoutMs: 5_000 });
+    await ping(own, { timeoutMs: 5_000 });
     await own.close();
     await own.close(); // idempotent
-    expect((await own.ping({ timeoutMs: 5_000 })).transportError?.reason).toBe('network_error');
+    expect((await ping(own, { timeoutMs: 5_000 })).transportError?.reason).toBe('network_error');
 
     const agent = createMeasuringAgent();
     cleanups.push(() => agent.close());
@@ -214,7 +216,7 @@ describe('ApiClient connection reuse', () => {
       userAgent: USER_AGENT,
       dispatcher: agent,
     });
-    expect((await other.ping({ timeoutMs: 5_000 })).statusCode).toBe(200);
+    expect((await ping(other, { timeoutMs: 5_000 })).statusCode).toBe(200);
   });
 });
 
@@ -233,7 +235,7 @@ describe('ApiClient fresh connections', () => {
     client = new ApiClient({ baseUrl: server.url, apiKey: API_KEY, userAgent: USER_AGENT });
     const fresh = [];
     for (let i = 0; i < 5; i++) {
-      fresh.push(await client.ping({ timeoutMs: 5_000, freshConnection: true }));
+      fresh.push(await ping(client, { timeoutMs: 5_000, freshConnection: true }));
     }
     expect(fresh.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
     expect(fresh.map((r) => r.connectionOpened)).toEqual([true, true, true, true, true]);
@@ -243,7 +245,7 @@ describe('ApiClient fresh connections', () => {
 
     // Kept-alive calls go through the client's pool: one connection for all of them.
     const reused = [];
-    for (let i = 0; i < 5; i++) reused.push(await client.ping({ timeoutMs: 5_000 }));
+    for (let i = 0; i < 5; i++) reused.push(await ping(client, { timeoutMs: 5_000 }));
     expect(reused.map((r) => r.connectionOpened)).toEqual([true, false, false, false, false]);
     expect(server.connections).toBe(6);
   });
@@ -262,8 +264,8 @@ describe('ApiClient fresh connections', () => {
     });
     client = new ApiClient({ baseUrl: server.url, apiKey: API_KEY, userAgent: USER_AGENT });
     const both = await Promise.all([
-      client.ping({ timeoutMs: 5_000, freshConnection: true }),
-      client.ping({ timeoutMs: 5_000, freshConnection: true }),
+      ping(client, { timeoutMs: 5_000, freshConnection: true }),
+      ping(client, { timeoutMs: 5_000, freshConnection: true }),
     ]);
     expect(both.map((r) => [r.statusCode, r.connectionOpened])).toEqual([
       [200, true],
@@ -271,8 +273,8 @@ describe('ApiClient fresh connections', () => {
     ]);
     expect(server.connections).toBe(2);
     // And after both closed, the next one opens a third.
-    const third = client.ping({ timeoutMs: 5_000, freshConnection: true });
-    const fourth = client.ping({ timeoutMs: 5_000, freshConnection: true });
+    const third = ping(client, { timeoutMs: 5_000, freshConnection: true });
+    const fourth = ping(client, { timeoutMs: 5_000, freshConnection: true });
     expect((await Promise.all([third, fourth])).map((r) => r.connectionOpened)).toEqual([
       true,
       true,

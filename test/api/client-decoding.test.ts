@@ -8,6 +8,8 @@ import {
   type Handler,
   type TestServer,
 } from './helpers.js';
+import { closeSession, createSession, getSession } from '../../src/api/sessions.js';
+import { ping } from '../../src/checks/ping/request.js';
 
 const opts = { timeoutMs: 5_000 };
 
@@ -35,7 +37,7 @@ describe('ApiClient response decoding', () => {
 
   it('parses a JSON body whatever the charset parameter', async () => {
     const c = await serve((_req, res) => sendJson(res, 200, { message: 'pong', n: 1 }));
-    const response = await c.ping(opts);
+    const response = await ping(c, opts);
     expect(response.body).toEqual({ message: 'pong', n: 1 });
     expect(response.bodyError).toBeNull();
     expect(response.bodySnippet).toBeNull();
@@ -48,7 +50,7 @@ describe('ApiClient response decoding', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end(page);
     });
-    const response = await c.ping(opts);
+    const response = await ping(c, opts);
     expect(response.statusCode).toBe(502);
     expect(response.body).toBeUndefined();
     expect(response.bodyError).toBe('not_json');
@@ -62,7 +64,7 @@ describe('ApiClient response decoding', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"message": "pong", ');
     });
-    const response = await c.ping(opts);
+    const response = await ping(c, opts);
     expect(response.statusCode).toBe(200);
     expect(response.bodyError).toBe('invalid_json');
     expect(response.bodySnippet).toBe('{"message": "pong",');
@@ -73,7 +75,7 @@ describe('ApiClient response decoding', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '0' });
       res.end();
     });
-    const response = await c.closeSession('abc', opts);
+    const response = await closeSession(c, 'abc', opts);
     expect(response.statusCode).toBe(200);
     expect(response.body).toBeUndefined();
     expect(response.bodyError).toBeNull();
@@ -88,7 +90,7 @@ describe('ApiClient response decoding', () => {
         errors: { base: ['no valid address combination'] },
       }),
     );
-    const response = await c.createSession({ street1: 'x' }, opts);
+    const response = await createSession(c, { street1: 'x' }, opts);
     expect(response.statusCode).toBe(422);
     expect(response.requestId).toBe('req-4f2a-77');
     expect(response.body).toMatchObject({ request_status: 'warning' });
@@ -99,8 +101,8 @@ describe('ApiClient response decoding', () => {
       if (req.url === '/ping') sendJson(res, 200, { message: 'pong', request_id: 'r-1' });
       else sendJson(res, 500, { message: 'boom' });
     });
-    expect((await c.ping(opts)).requestId).toBeNull();
-    expect((await c.getSession('t', opts)).requestId).toBeNull();
+    expect((await ping(c, opts)).requestId).toBeNull();
+    expect((await getSession(c, 't', opts)).requestId).toBeNull();
   });
 
   it('parses Retry-After given in seconds', async () => {
@@ -112,7 +114,7 @@ describe('ApiClient response decoding', () => {
         { 'retry-after': '60' },
       ),
     );
-    const response = await c.ping(opts);
+    const response = await ping(c, opts);
     expect(response.statusCode).toBe(429);
     expect(response.retryAfterMs).toBe(60_000);
     expect(response.requestId).toBe('r-429');
@@ -127,7 +129,7 @@ describe('ApiClient response decoding', () => {
         { 'retry-after': new Date(Date.now() + 120_000).toUTCString() },
       ),
     );
-    const response = await c.createSession({ street1: '1 Main St', zip: '80202' }, opts);
+    const response = await createSession(c, { street1: '1 Main St', zip: '80202' }, opts);
     expect(response.statusCode).toBe(503);
     // toUTCString drops milliseconds, and the call itself takes a moment.
     expect(response.retryAfterMs).toBeGreaterThan(110_000);
@@ -138,14 +140,14 @@ describe('ApiClient response decoding', () => {
     const c = await serve((_req, res) =>
       sendJson(res, 200, { message: 'pong' }, { 'server-timing': 'db;dur=2.5, sim;dur=12.345' }),
     );
-    const response = await c.ping(opts);
+    const response = await ping(c, opts);
     expect(response.serverTimingMs).toBe(12.345);
     expect(response.durationMs).toBeGreaterThan(0);
   });
 
   it('has no server time when the header is absent', async () => {
     const c = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
-    expect((await c.ping(opts)).serverTimingMs).toBeNull();
+    expect((await ping(c, opts)).serverTimingMs).toBeNull();
   });
 
   it('stops reading a body over the cap and still serves the next call', async () => {
@@ -158,13 +160,13 @@ describe('ApiClient response decoding', () => {
         sendJson(res, 200, { message: 'small' });
       }
     }, 4_096);
-    const response = await c.ping(opts);
+    const response = await ping(c, opts);
     expect(response.statusCode).toBe(200);
     expect(response.bodyError).toBe('too_large');
     expect(response.body).toBeUndefined();
     expect(response.transportError).toBeNull();
     expect(response.bodySnippet?.startsWith('{"message":"xxx')).toBe(true);
-    const next = await c.getSession('t', opts);
+    const next = await getSession(c, 't', opts);
     expect(next.body).toEqual({ message: 'small' });
   });
 
@@ -174,7 +176,7 @@ describe('ApiClient response decoding', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
     }, Buffer.byteLength(body));
-    const response = await c.ping(opts);
+    const response = await ping(c, opts);
     expect(response.bodyError).toBeNull();
     expect(response.body).toEqual({ message: 'y'.repeat(100) });
   });
@@ -184,6 +186,6 @@ describe('ApiClient response decoding', () => {
       res.setHeader('x-multi', ['a', 'b']);
       sendJson(res, 200, {});
     });
-    expect((await c.ping(opts)).headers['x-multi']).toBe('a, b');
+    expect((await ping(c, opts)).headers['x-multi']).toBe('a, b');
   });
 });

@@ -9,6 +9,7 @@ import {
   startServer,
   type TestServer,
 } from './helpers.js';
+import { ping } from '../../src/checks/ping/request.js';
 
 function newClient(baseUrl: string): ApiClient {
   return new ApiClient({ baseUrl, apiKey: API_KEY, userAgent: USER_AGENT });
@@ -46,7 +47,7 @@ describe('ApiClient transport failures', () => {
       // Never respond.
     });
     const called = performance.now();
-    const response = await client(server.url).ping({ timeoutMs: 300 });
+    const response = await ping(client(server.url), { timeoutMs: 300 });
     const waited = performance.now() - called;
     expectNoResponse(response);
     expect(response.transportError?.reason).toBe('timeout');
@@ -65,7 +66,7 @@ describe('ApiClient transport failures', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
       res.write('{"message":');
     });
-    const response = await client(server.url).ping({ timeoutMs: 300 });
+    const response = await ping(client(server.url), { timeoutMs: 300 });
     expectNoResponse(response);
     expect(response.transportError?.reason).toBe('timeout');
     // Headers did arrive; the phase up to them is still reported.
@@ -76,7 +77,7 @@ describe('ApiClient transport failures', () => {
 
   it('classifies a refused connection as a network error', async () => {
     const port = await closedPort();
-    const response = await client(`http://127.0.0.1:${port}`).ping({ timeoutMs: 2_000 });
+    const response = await ping(client(`http://127.0.0.1:${port}`), { timeoutMs: 2_000 });
     expectNoResponse(response);
     expect(response.transportError).toMatchObject({
       reason: 'network_error',
@@ -91,7 +92,7 @@ describe('ApiClient transport failures', () => {
       res.write('{"message":"po');
       setTimeout(() => req.socket.destroy(), 20);
     });
-    const response = await client(server.url).ping({ timeoutMs: 2_000 });
+    const response = await ping(client(server.url), { timeoutMs: 2_000 });
     expectNoResponse(response);
     expect(response.transportError?.reason).toBe('network_error');
     expect(response.transportError?.code).toBe('UND_ERR_SOCKET');
@@ -101,14 +102,14 @@ describe('ApiClient transport failures', () => {
     const server = await serve((req) => {
       req.socket.destroy();
     });
-    const response = await client(server.url).ping({ timeoutMs: 2_000 });
+    const response = await ping(client(server.url), { timeoutMs: 2_000 });
     expectNoResponse(response);
     expect(response.transportError?.reason).toBe('network_error');
   });
 
   it('classifies an unresolvable host name as a network error', async () => {
     // `.invalid` never resolves (RFC 2606); no network is needed to learn that.
-    const response = await client('http://isa-monitor-test.invalid').ping({ timeoutMs: 5_000 });
+    const response = await ping(client('http://isa-monitor-test.invalid'), { timeoutMs: 5_000 });
     expectNoResponse(response);
     expect(response.transportError?.reason).toBe('network_error');
     expect(['ENOTFOUND', 'EAI_AGAIN']).toContain(response.transportError?.code);
@@ -120,7 +121,7 @@ describe('ApiClient transport failures', () => {
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const response = await client(server.url).ping({
+    const response = await ping(client(server.url), {
       timeoutMs: 10_000,
       signal: controller.signal,
     });
@@ -134,7 +135,7 @@ describe('ApiClient transport failures', () => {
     const server = await serve((_req, res) => sendJson(res, 200, {}));
     const controller = new AbortController();
     controller.abort();
-    const response = await client(server.url).ping({
+    const response = await ping(client(server.url), {
       timeoutMs: 1_000,
       signal: controller.signal,
     });
@@ -157,8 +158,8 @@ describe('ApiClient transport failures', () => {
       userAgent: USER_AGENT,
       dispatcher: agent,
     });
-    const first = c.ping({ timeoutMs: 1_000 });
-    const queued = await c.ping({ timeoutMs: 200 });
+    const first = ping(c, { timeoutMs: 1_000 });
+    const queued = await ping(c, { timeoutMs: 200 });
     expect(queued.transportError?.reason).toBe('timeout');
     expect(queued.durationMs).toBeLessThan(900);
     expect((await first).transportError?.reason).toBe('timeout');
@@ -171,7 +172,7 @@ describe('ApiClient transport failures', () => {
     const c = client(server.url);
     const controller = new AbortController();
     for (let i = 0; i < 5; i++) {
-      await c.ping({ timeoutMs: 2_000, signal: controller.signal });
+      await ping(c, { timeoutMs: 2_000, signal: controller.signal });
     }
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
@@ -180,7 +181,7 @@ describe('ApiClient transport failures', () => {
     const server = await serve((_req, res) => sendJson(res, 200, {}));
     const c = newClient(server.url);
     await c.close();
-    const response = await c.ping({ timeoutMs: 1_000 });
+    const response = await ping(c, { timeoutMs: 1_000 });
     expectNoResponse(response);
     expect(response.transportError?.reason).toBe('network_error');
     expect(response.transportError?.code).toBe('UND_ERR_DESTROYED');

@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { API_KEY, USER_AGENT, sendJson, startServer, type TestServer } from './helpers.js';
+import {
+  closeSession,
+  createSession,
+  getSession,
+  pollServices,
+  verifyGone,
+} from '../../src/api/sessions.js';
+import { ping } from '../../src/checks/ping/request.js';
 
 const opts = { timeoutMs: 5_000, correlationId: 'run-7f3a' };
 
@@ -34,7 +42,7 @@ describe('ApiClient requests', () => {
 
   it('sends the bearer key, Accept, User-Agent and the run correlation id', async () => {
     const { server, client } = await setUp();
-    const response = await client.ping(opts);
+    const response = await ping(client, opts);
     expect(response.statusCode).toBe(200);
     expect(response.transportError).toBeNull();
     const [req] = server.requests;
@@ -51,7 +59,7 @@ describe('ApiClient requests', () => {
 
   it('omits the correlation headers when no id is given', async () => {
     const { server, client } = await setUp();
-    await client.ping({ timeoutMs: 5_000 });
+    await ping(client, { timeoutMs: 5_000 });
     expect(server.requests[0]?.headers['x-correlation-id']).toBeUndefined();
     expect(server.requests[0]?.headers['x-request-id']).toBeUndefined();
   });
@@ -59,7 +67,7 @@ describe('ApiClient requests', () => {
   it('sends the session request as JSON with Content-Type on creation', async () => {
     const { server, client } = await setUp();
     const body = { street1: '123 Main St', zip: '80202', campaign_id: 'isa-monitor-synthetic' };
-    const response = await client.createSession(body, opts);
+    const response = await createSession(client, body, opts);
     expect(response.operation).toBe('create_session');
     expect(response.method).toBe('POST');
     expect(response.path).toBe('/sessions');
@@ -75,10 +83,10 @@ describe('ApiClient requests', () => {
     const token = 'tok/with space?&#';
     const encoded = encodeURIComponent(token);
     const calls = [
-      await client.getSession(token, opts),
-      await client.pollServices(token, opts),
-      await client.closeSession(token, opts),
-      await client.verifyGone(token, opts),
+      await getSession(client, token, opts),
+      await pollServices(client, token, opts),
+      await closeSession(client, token, opts),
+      await verifyGone(client, token, opts),
     ];
     expect(calls.map((c) => c.operation)).toEqual([
       'get_session',
@@ -97,14 +105,14 @@ describe('ApiClient requests', () => {
 
   it('joins a base URL path prefix, with or without a trailing slash', async () => {
     const { server } = await setUp('/env/production/');
-    await client?.ping(opts);
+    if (client) await ping(client, opts);
     const other = new ApiClient({
       baseUrl: `${server.url}/env/production`,
       apiKey: API_KEY,
       userAgent: USER_AGENT,
     });
     try {
-      await other.getSession('abc', opts);
+      await getSession(other, 'abc', opts);
     } finally {
       await other.close();
     }
@@ -156,8 +164,8 @@ describe('ApiClient requests', () => {
 
   it('rejects a non-positive timeout and an invalid correlation id as programming errors', async () => {
     const { client, server } = await setUp();
-    await expect(client.ping({ timeoutMs: 0 })).rejects.toThrow(RangeError);
-    await expect(client.ping({ timeoutMs: 1_000, correlationId: 'a\r\nb' })).rejects.toThrow(
+    await expect(ping(client, { timeoutMs: 0 })).rejects.toThrow(RangeError);
+    await expect(ping(client, { timeoutMs: 1_000, correlationId: 'a\r\nb' })).rejects.toThrow(
       TypeError,
     );
     expect(server.requests).toHaveLength(0);

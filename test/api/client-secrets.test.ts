@@ -2,6 +2,8 @@ import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse } from '../../src/api/client.js';
 import { API_KEY, USER_AGENT, closedPort, startServer, type TestServer } from './helpers.js';
+import { getSession } from '../../src/api/sessions.js';
+import { ping } from '../../src/checks/ping/request.js';
 
 /**
  * Everything a caller could log or print: the response as JSON and as `util.inspect` shows it.
@@ -79,13 +81,13 @@ describe('ApiClient keeps the API key to itself', () => {
     const abort = new AbortController();
     setTimeout(() => abort.abort(new Error(`shutting down ${API_KEY}`)), 100);
     const responses: ApiResponse[] = [
-      await c.ping(opts),
-      await c.getSession('html', opts),
-      await c.getSession('bad-json', opts),
-      await c.getSession('huge', opts),
-      await c.getSession('reset', opts),
-      await c.getSession('hang', { timeoutMs: 200 }),
-      await c.getSession('hang', { timeoutMs: 5_000, signal: abort.signal }),
+      await ping(c, opts),
+      await getSession(c, 'html', opts),
+      await getSession(c, 'bad-json', opts),
+      await getSession(c, 'huge', opts),
+      await getSession(c, 'reset', opts),
+      await getSession(c, 'hang', { timeoutMs: 200 }),
+      await getSession(c, 'hang', { timeoutMs: 5_000, signal: abort.signal }),
     ];
     // Each case did exercise its path.
     expect(responses.map((r) => r.statusCode ?? r.transportError?.reason)).toEqual([
@@ -119,8 +121,8 @@ describe('ApiClient keeps the API key to itself', () => {
       apiKey: API_KEY,
       userAgent: USER_AGENT,
     });
-    expectKeyAbsent(await client.ping({ timeoutMs: 2_000 }));
-    const thrown = await client.ping({ timeoutMs: -1 }).catch((err: unknown) => err);
+    expectKeyAbsent(await ping(client, { timeoutMs: 2_000 }));
+    const thrown = await ping(client, { timeoutMs: -1 }).catch((err: unknown) => err);
     expect(thrown).toBeInstanceOf(RangeError);
     expectKeyAbsent(thrown);
     expectKeyAbsent((thrown as Error).stack);

@@ -15,6 +15,8 @@ import {
   type Handler,
   type TestServer,
 } from './helpers.js';
+import { getSession } from '../../src/api/sessions.js';
+import { ping } from '../../src/checks/ping/request.js';
 
 const opts = { timeoutMs: 5_000 };
 
@@ -61,8 +63,8 @@ describe('ApiClient phase timings', () => {
   it('times connect on a fresh connection and omits it on keep-alive reuse', async () => {
     const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
     const c = client(server.url);
-    const first = await c.ping(opts);
-    const second = await c.ping(opts);
+    const first = await ping(c, opts);
+    const second = await ping(c, opts);
 
     expect(first.phases.connect).toBeGreaterThan(0);
     // An IP literal is never resolved, and plain HTTP has no TLS.
@@ -84,7 +86,7 @@ describe('ApiClient phase timings', () => {
       await delay(50);
       sendJson(res, 200, { message: 'pong' });
     });
-    const response = await client(server.url).ping(opts);
+    const response = await ping(client(server.url), opts);
     // Timers fire no earlier than asked; allow a hair for clock granularity.
     expect(response.phases.processing).toBeGreaterThanOrEqual(49);
     // Headers and body leave in one write and arrive in one read, stamped once: nothing of the
@@ -116,7 +118,7 @@ describe('ApiClient phase timings', () => {
       res.end('"pong"}');
     });
     const began = performance.now();
-    const response = await client(server.url).ping(opts);
+    const response = await ping(client(server.url), opts);
     expect(response.body).toEqual({ message: 'pong' });
     // Processing ended when the headers were read, before the client saw them; the 150 ms that
     // followed are transfer (timers fire no earlier than asked; a hair for the clock).
@@ -127,7 +129,7 @@ describe('ApiClient phase timings', () => {
 
   it('times the name lookup when a host name is resolved', async () => {
     const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
-    const response = await client(`http://localhost:${server.port}`).ping(opts);
+    const response = await ping(client(`http://localhost:${server.port}`), opts);
     // The server listens on 127.0.0.1 only; localhost resolves there (perhaps after ::1).
     expect(response.statusCode).toBe(200);
     // A lookup, even of localhost, is a round trip to the thread pool: never 0 on a µs clock.
@@ -142,7 +144,7 @@ describe('ApiClient phase timings', () => {
     // The busy stretch and the measured call both lie within the time the caller waited: a call
     // timed from after the stretch leaves room for it, however slow the machine is otherwise.
     let began = performance.now();
-    const opened = c.ping(opts);
+    const opened = ping(c, opts);
     // Node defers an IP literal's connect system call to a later tick: whatever the thread does
     // before it is the monitor's own time, not the API's.
     busyFor(BUSY_MS);
@@ -154,7 +156,7 @@ describe('ApiClient phase timings', () => {
 
     // On a kept-alive connection the request is written a turn later too; it is timed from then.
     began = performance.now();
-    const reused = c.ping(opts);
+    const reused = ping(c, opts);
     busyFor(BUSY_MS);
     const second = await reused;
     expect(second.statusCode).toBe(200);
@@ -191,7 +193,7 @@ describe('ApiClient phase timings', () => {
       const opened: boolean[] = [];
       for (const freshConnection of [true, false, false]) {
         const began = performance.now();
-        const response = await (freshConnection ? fresh : kept).ping({ ...opts, freshConnection });
+        const response = await ping(freshConnection ? fresh : kept, { ...opts, freshConnection });
         const took = performance.now() - began;
         expect(response.statusCode).toBe(200);
         expect(response.body).toEqual({ message: 'pong' });
@@ -220,7 +222,7 @@ describe('ApiClient phase timings', () => {
       await delay(150);
       socket.end();
     });
-    const response = await client(server.url).ping(opts);
+    const response = await ping(client(server.url), opts);
     expect(response.statusCode).toBe(200);
     expect(response.body).toEqual({ message: 'pong' });
     // The body's bytes came at once; its end, 150 ms later, is part of the transfer.
@@ -235,7 +237,7 @@ describe('ApiClient phase timings', () => {
     };
     const agent = createMeasuringAgent({ connect: { lookup: slowLookup, family: 4 } });
     cleanups.push(() => agent.close());
-    const response = await client(`http://localhost:${server.port}`, agent).ping(opts);
+    const response = await ping(client(`http://localhost:${server.port}`, agent), opts);
     expect(response.statusCode).toBe(200);
     expect(response.phases.resolve).toBeGreaterThanOrEqual(59);
     expect(response.phases.connect).toBeGreaterThan(0);
@@ -249,12 +251,12 @@ describe('ApiClient phase timings', () => {
     const agent = createMeasuringAgent({ connect: { ca: TLS_CERT } });
     cleanups.push(() => agent.close());
     const c = client(server.url, agent);
-    const first = await c.ping(opts);
+    const first = await ping(c, opts);
     expect(first.statusCode).toBe(200);
     expect(first.phases.connect).toBeGreaterThan(0);
     expect(first.phases.tls).toBeGreaterThan(0);
     expectConsistent(first);
-    const second = await c.ping(opts);
+    const second = await ping(c, opts);
     expect(second.phases.tls).toBeUndefined();
     expect(second.phases.connect).toBeUndefined();
   });
@@ -262,7 +264,7 @@ describe('ApiClient phase timings', () => {
   it('reports a TLS failure as a network error', async () => {
     const server = await serve((_req, res) => sendJson(res, 200, {}), true);
     // The default agent trusts only the system roots, not the self-signed fixture.
-    const response = await client(server.url).ping(opts);
+    const response = await ping(client(server.url), opts);
     expect(response.statusCode).toBeNull();
     expect(response.transportError?.reason).toBe('network_error');
     expect(response.transportError?.code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
@@ -272,7 +274,7 @@ describe('ApiClient phase timings', () => {
     const server = await serve((_req, res) => sendJson(res, 200, { message: 'pong' }));
     const agent = new Agent();
     cleanups.push(() => agent.close());
-    const response = await client(server.url, agent).ping(opts);
+    const response = await ping(client(server.url, agent), opts);
     expect(response.statusCode).toBe(200);
     // No measuring connector, so no connection phases; the rest is measured by the client.
     expect(response.phases.connect).toBeUndefined();
@@ -296,8 +298,8 @@ describe('ApiClient phase timings', () => {
     const c = client(server.url);
     const began = performance.now();
     const [slow, fast] = await Promise.all([
-      c.ping(opts),
-      c.getSession('t', opts).then((response) => {
+      ping(c, opts),
+      getSession(c, 't', opts).then((response) => {
         fastEndedAt = performance.now();
         fastEnded();
         return response;

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { createMeasuringAgent } from '../../src/api/timing.js';
+import { ping } from '../../src/checks/ping/request.js';
 import { source, timerTrace } from '../support/timer-trace.js';
 import { API_KEY, USER_AGENT } from './helpers.js';
 
@@ -20,6 +21,7 @@ function traceOfOnePing(dispatcher?: string): string {
 import http from 'node:http';
 import { ApiClient } from ${src('../../src/api/client.ts')};
 import { UndiciPool } from ${src('../../src/api/timing.ts')};
+import { ping } from ${src('../../src/checks/ping/request.ts')};
 const server = http.createServer((req, res) => {
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify({ message: 'pong', timestamp: new Date().toISOString() }));
@@ -30,7 +32,7 @@ const client = new ApiClient({
   baseUrl: origin, apiKey: ${JSON.stringify(API_KEY)}, userAgent: 'trace',
   ${dispatcher === undefined ? '' : `dispatcher: ${dispatcher},`}
 });
-const response = await client.ping({ timeoutMs: 5000, freshConnection: true });
+const response = await ping(client, { timeoutMs: 5000, freshConnection: true });
 if (response.statusCode !== 200) throw new Error('no answer: ' + JSON.stringify(response.transportError));
 // A timer of 1.2 s keeps the process up past anything a call left pending for the coming second.
 setTimeout(() => { server.close(); void client.close(); }, 1200);
@@ -68,7 +70,7 @@ describe("the measuring connector's connect timeout", () => {
       dispatcher,
     });
     clients.push(client);
-    const response = await client.ping({ timeoutMs: 10_000 });
+    const response = await ping(client, { timeoutMs: 10_000 });
     expect(response.statusCode).toBeNull();
     expect(response.transportError?.reason).toBe('timeout');
     expect(response.transportError?.code).toBe('UND_ERR_CONNECT_TIMEOUT');

@@ -19,6 +19,7 @@ import { UNRECOVERABLE_MESSAGE } from '../../src/sessions/unrecoverable.js';
 import { eventually, metricSum, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 import { writeDaemonConfig } from '../support/daemon-config.js';
 import { startFuzzProxy, type FuzzProxy } from './proxy.js';
+import { createSession } from '../../src/api/sessions.js';
 
 const KEY = 'daemon-states-key-6e5d4c3b2a19';
 const ENV = { ISA_PRODUCTION_API_KEY: KEY };
@@ -61,7 +62,8 @@ async function openSession(): Promise<string> {
     apiKey: KEY,
     userAgent: 't',
   });
-  const created = await client.createSession(
+  const created = await createSession(
+    client,
     { street1: '1 Instant Way', zip: '80202', campaign_id: 'leftover' },
     { timeoutMs: 5_000 },
   );

@@ -12,14 +12,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CheckResult } from '../../src/checks/check.js';
+import type { CheckResult } from '../../src/kernel/check.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 import { EnvironmentRuntime } from '../../src/environment.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { SessionLedger } from '../../src/sessions/ledger.js';
 import { startSimulator, type SimEndpoint } from '../../src/simulator/index.js';
 import { randomInt, seededRandom } from '../../src/simulator/random.js';
-import type { SkipReason } from '../../src/vocabulary.js';
+import type { SkipReason } from '../../src/kernel/vocabulary.js';
 import { API_KEY, captureLogger, testEnvironment } from '../support/harness.js';
 
 export interface RetryAfterChaosOptions {

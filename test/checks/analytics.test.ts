@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { analyticsCheck, type AnalyticsFacts } from '../../src/checks/analytics.js';
-import type { CheckResult } from '../../src/checks/check.js';
-import { lifecycleCheck } from '../../src/checks/lifecycle.js';
+import { analyticsCheck, type AnalyticsFacts } from '../../src/checks/analytics/index.js';
+import type { CheckResult } from '../../src/kernel/check.js';
+import { lifecycleCheck } from '../../src/checks/lifecycle/index.js';
 import { BackoffGate } from '../../src/limits/backoff-gate.js';
 import { RequestBudget } from '../../src/limits/request-budget.js';
 import { runCheck } from '../../src/runner.js';
@@ -16,6 +16,8 @@ import {
   type EnvironmentOverrides,
   type TestSimulator,
 } from '../support/harness.js';
+import { createSession } from '../../src/api/sessions.js';
+import { ping } from '../../src/checks/ping/request.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -74,7 +76,8 @@ function monitor(url: string, analytics: Analytics = {}) {
     },
     /** Creates a synthetic session as the lifecycle check would, and journals it. */
     async createSession(campaignId: string | null = 'isa-monitor-test'): Promise<string> {
-      const response = await client.createSession(
+      const response = await createSession(
+        client,
         {
           street1: '1 Instant Way',
           zip: '80202',
@@ -247,7 +250,7 @@ describe('analytics check: ingest lag of synthetic sessions', () => {
   it('counts a session late past the bound and missing past the timeout while ingestion stalls', async () => {
     const m = monitor(sim.url, { ingestLagBoundMs: 5 * MINUTE, ingestTimeoutMs: 15 * MINUTE });
     sim.simulator.faults.add({ fault: { kind: 'ingest_stall' } });
-    await m.client.ping({ timeoutMs: 2_000 });
+    await ping(m.client, { timeoutMs: 2_000 });
     t += 1;
     await m.createSession();
 
@@ -269,7 +272,7 @@ describe('analytics check: ingest lag of synthetic sessions', () => {
   it('counts a session that appears after the bound as late, with its full lag', async () => {
     const m = monitor(sim.url, { ingestLagBoundMs: 30 * SECOND });
     sim.simulator.faults.add({ fault: { kind: 'ingest_stall' } });
-    await m.client.ping({ timeoutMs: 2_000 });
+    await ping(m.client, { timeoutMs: 2_000 });
     t += 1;
     await m.createSession();
     t += 2 * MINUTE;

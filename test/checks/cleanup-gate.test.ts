@@ -3,8 +3,8 @@
  * issue): a ping followed 333 ms later, and a second DELETE after 666 ms.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleCheck } from '../../src/checks/lifecycle.js';
-import { pingCheck } from '../../src/checks/ping.js';
+import { lifecycleCheck } from '../../src/checks/lifecycle/index.js';
+import { pingCheck } from '../../src/checks/ping/index.js';
 import {
   startTestSimulator,
   testEnvironment,

@@ -1,13 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../src/checks/check.js';
+import type { CheckResult } from '../../src/kernel/check.js';
 import {
   coverageCheck,
   matchedAreasViolation,
   type CoverageConfig,
   type CoverageFacts,
-} from '../../src/checks/coverage.js';
+} from '../../src/checks/coverage/index.js';
 import type { Fault, SimEndpoint } from '../../src/simulator/index.js';
 import {
   startTestSimulator,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyLatency } from '../../src/checks/latency.js';
+import { classifyLatency } from '../../src/kernel/latency.js';
 
 const thresholds = { expectedMs: 100, warningMs: 500, criticalMs: 1000 };
 

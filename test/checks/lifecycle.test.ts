@@ -5,12 +5,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import { Agent } from 'undici';
 import { EnvironmentRuntime } from '../../src/environment.js';
 import { REFILL_HEADROOM } from '../../src/limits/request-budget.js';
-import type { CheckResult } from '../../src/checks/check.js';
+import type { CheckResult } from '../../src/kernel/check.js';
 import {
   lifecycleCheck,
   type AddressConfig,
   type LifecycleFacts,
-} from '../../src/checks/lifecycle.js';
+} from '../../src/checks/lifecycle/index.js';
 import type { FaultRule } from '../../src/simulator/index.js';
 import {
   startTestSimulator,

@@ -1,8 +1,8 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../src/checks/check.js';
-import { pingCheck, type PingFacts } from '../../src/checks/ping.js';
+import type { CheckResult } from '../../src/kernel/check.js';
+import { pingCheck, type PingFacts } from '../../src/checks/ping/index.js';
 import type { Fault } from '../../src/simulator/index.js';
 import {
   startTestSimulator,

@@ -1,7 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProvider } from '../../src/api/schemas.js';
-import type { CheckResult } from '../../src/checks/check.js';
-import { orderViolation, providersCheck, type ProvidersFacts } from '../../src/checks/providers.js';
+import type { CheckResult } from '../../src/kernel/check.js';
+import {
+  orderViolation,
+  providersCheck,
+  type ProvidersFacts,
+} from '../../src/checks/providers/index.js';
 import type { EnvironmentRuntime } from '../../src/environment.js';
 import type { Fault } from '../../src/simulator/index.js';
 import {

@@ -1,13 +1,13 @@
 /**
- * The check contract's promise: a check is one file in `src/checks/` plus one line in the
- * registry (`src/checks/index.ts`). Every check module is registered, and the generic layers
+ * The check contract's promise: a check is one folder, `src/checks/<name>/`, plus one line in the
+ * registry (`src/checks/index.ts`). Every check folder is registered, and the generic layers
  * (runner, environment, scheduler, recorder, config, CLI, status, measurement) name no check.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isCheck, type AnyCheck } from '../../src/checks/check.js';
+import { isCheck, type AnyCheck } from '../../src/kernel/check.js';
 import { CHECK_LIST, CHECK_NAMES, SUMMARY_KEYS } from '../../src/checks/index.js';
 import { UNIVERSAL_METRICS } from '../../src/metrics/definitions.js';
 
@@ -24,7 +24,7 @@ const checks = CHECK_LIST as readonly AnyCheck[];
 const EXEMPT: Record<string, string> = {
   'src/simulator/': 'the fake of the ISA API, not a generic layer: it serves GET /ping',
   'src/api/': 'the API client: `ping` is also the API operation GET /ping',
-  'src/vocabulary.ts': '`ping` is also an API operation (the `operation` label)',
+  'src/kernel/vocabulary.ts': '`ping` is also an API operation (the `operation` label)',
   'src/cli/demo.ts': 'the demo configuration: a config document, like examples/',
 };
 
@@ -32,6 +32,13 @@ const EXEMPT: Record<string, string> = {
 const MENTION = new RegExp(
   `['"\`/.](${CHECK_NAMES.join('|')})\\b|\\b(${CHECK_NAMES.join('|')})\\s*:`,
 );
+
+/** The folders of src/checks/ that hold a check (an `index.ts`); `shared/` holds their helpers. */
+function checkFolders(): string[] {
+  return readdirSync(CHECKS_DIR).filter(
+    (name) => name !== 'shared' && statSync(join(CHECKS_DIR, name)).isDirectory(),
+  );
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -49,13 +56,16 @@ function code(path: string): string {
 }
 
 describe('the check registry', () => {
-  it('registers every check module of src/checks/', async () => {
+  it('registers the check of every folder of src/checks/', async () => {
     const found: string[] = [];
-    for (const file of readdirSync(CHECKS_DIR).filter((f) => f.endsWith('.ts'))) {
-      const module = (await import(join(CHECKS_DIR, file))) as Record<string, unknown>;
+    for (const folder of checkFolders()) {
+      const module = (await import(join(CHECKS_DIR, folder, 'index.ts'))) as Record<
+        string,
+        unknown
+      >;
       for (const value of Object.values(module)) {
-        if (isCheck(value) && file !== 'index.ts') {
-          expect(checks, `${file} exports check ${value.name}`).toContain(value);
+        if (isCheck(value)) {
+          expect(checks, `${folder}/ exports check ${value.name}`).toContain(value);
           found.push(value.name);
         }
       }
@@ -63,10 +73,8 @@ describe('the check registry', () => {
     expect(found.sort()).toEqual([...CHECK_NAMES].sort());
   });
 
-  it('keeps each check in a file of its own name', () => {
-    for (const check of checks) {
-      expect(readdirSync(CHECKS_DIR), check.name).toContain(`${check.name}.ts`);
-    }
+  it('keeps each check in a folder of its own name', () => {
+    for (const check of checks) expect(checkFolders(), check.name).toContain(check.name);
   });
 
   it('has unique check names, metric keys and metric names', () => {
@@ -101,12 +109,12 @@ describe('the check registry', () => {
 
 describe('the generic layers', () => {
   it('name no check outside the registry and the checks’ own files', () => {
-    const own = new Set(checks.map((check) => join(CHECKS_DIR, `${check.name}.ts`)));
-    own.add(join(CHECKS_DIR, 'index.ts'));
+    const own = checks.map((check) => `src/checks/${check.name}/`);
     const found: string[] = [];
     for (const path of sourceFiles(SRC)) {
       const file = relative(ROOT, path);
-      if (own.has(path) || Object.keys(EXEMPT).some((prefix) => file.startsWith(prefix))) continue;
+      if (file === 'src/checks/index.ts') continue;
+      if ([...own, ...Object.keys(EXEMPT)].some((prefix) => file.startsWith(prefix))) continue;
       code(path)
         .split('\n')
         .forEach((line, i) => {

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KNOWN_STATUS_CODES, OPERATION_STATUS_CODES } from '../../src/vocabulary.js';
+import { KNOWN_STATUS_CODES, OPERATION_STATUS_CODES } from '../../src/kernel/vocabulary.js';
 import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
 
 const DOC = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');

@@ -4,12 +4,12 @@
  */
 import type { Registry, RegistryContentType } from 'prom-client';
 import type { PhaseTimings } from '../../src/api/client.js';
-import type { CheckResult, StepRecord } from '../../src/checks/check.js';
-import type { AnalyticsFacts } from '../../src/checks/analytics.js';
-import type { CoverageFacts } from '../../src/checks/coverage.js';
-import type { LifecycleFacts } from '../../src/checks/lifecycle.js';
-import type { PingFacts } from '../../src/checks/ping.js';
-import type { ProvidersFacts } from '../../src/checks/providers.js';
+import type { CheckResult, StepRecord } from '../../src/kernel/check.js';
+import type { AnalyticsFacts } from '../../src/checks/analytics/index.js';
+import type { CoverageFacts } from '../../src/checks/coverage/index.js';
+import type { LifecycleFacts } from '../../src/checks/lifecycle/index.js';
+import type { PingFacts } from '../../src/checks/ping/index.js';
+import type { ProvidersFacts } from '../../src/checks/providers/index.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import {
   createMetrics,

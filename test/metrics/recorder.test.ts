@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../src/checks/check.js';
-import { dataSetLabel } from '../../src/checks/lifecycle.js';
+import type { CheckResult } from '../../src/kernel/check.js';
+import { dataSetLabel } from '../../src/checks/lifecycle/index.js';
 import { Recorder, statusCodeLabel } from '../../src/metrics/recorder.js';
 import { createMetrics, type Metrics } from '../../src/metrics/registry.js';
 import {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
-import { PING_BUCKETS } from '../../src/checks/ping.js';
+import { PING_BUCKETS } from '../../src/checks/ping/index.js';
 import { validateConfigDocument } from '../../src/config/index.js';
 import {
   bucketsOf,
@@ -19,7 +19,7 @@ import {
   OPERATION_STATUS_CODES,
   OUTCOMES,
   requestPhases,
-} from '../../src/vocabulary.js';
+} from '../../src/kernel/vocabulary.js';
 import { testEnvironment } from '../support/harness.js';
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
 

@@ -5,9 +5,9 @@
  */
 import { setTimeout as realDelay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CheckResult, FollowUpEvent } from '../../src/checks/check.js';
-import { pingCheck } from '../../src/checks/ping.js';
-import type { PingConfirmConfig } from '../../src/checks/ping.js';
+import type { CheckResult, FollowUpEvent } from '../../src/kernel/check.js';
+import { pingCheck } from '../../src/checks/ping/index.js';
+import type { PingConfirmConfig } from '../../src/checks/ping/index.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import type { FaultRule } from '../../src/simulator/faults.js';
 import {

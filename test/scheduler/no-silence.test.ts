@@ -9,11 +9,11 @@
  */
 import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AnyCheck, CheckResult } from '../../src/checks/check.js';
-import { pingCheck } from '../../src/checks/ping.js';
+import type { AnyCheck, CheckResult } from '../../src/kernel/check.js';
+import { pingCheck } from '../../src/checks/ping/index.js';
 import type { EnvironmentRuntime } from '../../src/environment.js';
 import { RUN_SETTLE_MS, Scheduler } from '../../src/scheduler/scheduler.js';
-import type { SkipReason } from '../../src/vocabulary.js';
+import type { SkipReason } from '../../src/kernel/vocabulary.js';
 import {
   captureLogger,
   startTestSimulator,

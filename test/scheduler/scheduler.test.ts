@@ -3,9 +3,9 @@
  * and overlap, back-off and shutdown are driven tick by tick with checks the test releases.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AnyCheck, CheckResult } from '../../src/checks/check.js';
-import { pingCheck } from '../../src/checks/ping.js';
-import type { SkipReason } from '../../src/vocabulary.js';
+import type { AnyCheck, CheckResult } from '../../src/kernel/check.js';
+import { pingCheck } from '../../src/checks/ping/index.js';
+import type { SkipReason } from '../../src/kernel/vocabulary.js';
 import type { EnvironmentRuntime } from '../../src/environment.js';
 import { FIRE_LEAD_MS, Scheduler } from '../../src/scheduler/scheduler.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../src/checks/check.js';
+import type { CheckResult } from '../../src/kernel/check.js';
 import { CHECK_NAMES } from '../../src/checks/index.js';
 import { StatusHistory, toCheckJson } from '../../src/server/status.js';
 import { T0, lifecycleResult, pingResult } from '../metrics/fixtures.js';

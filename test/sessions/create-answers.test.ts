@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleCheck } from '../../src/checks/lifecycle.js';
+import { lifecycleCheck } from '../../src/checks/lifecycle/index.js';
 import type { CreateIntent } from '../../src/sessions/ledger.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { startProxiedSimulator, type FuzzProxy, type Mutation } from '../chaos/proxy.js';

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { startProxiedSimulator, type FuzzProxy, type Mutation } from '../chaos/proxy.js';
 import { testEnvironment, testRuntime } from '../support/harness.js';
+import { closeSession, createSession } from '../../src/api/sessions.js';
 
 let sim: RunningSimulator;
 let proxy: FuzzProxy;
@@ -23,12 +24,13 @@ async function reapOnce(close: Mutation | null, closeFirst = false) {
   const config = testEnvironment(`${proxy.url}/env/${name}`, { name });
   const { runtime, ledger } = await testRuntime(config);
   proxy.plan = () => null;
-  const created = await runtime.client.createSession(
+  const created = await createSession(
+    runtime.client,
     { street1: '1 Instant Way', zip: '80202', campaign_id: 'reaper-test' },
     { timeoutMs: 2_000 },
   );
   const token = created.headers['session_token'] ?? '';
-  if (closeFirst) await runtime.client.closeSession(token, { timeoutMs: 2_000 });
+  if (closeFirst) await closeSession(runtime.client, token, { timeoutMs: 2_000 });
   await ledger.add(name, token);
   proxy.plan = (req) => (req.endpoint === 'close_session' ? close : null);
   await runtime.reaper.sweep({ force: true });

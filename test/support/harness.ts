@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CheckLogger } from '../../src/checks/check.js';
+import type { CheckLogger } from '../../src/kernel/check.js';
 import { CHECK_LIST, type CheckConfigs } from '../../src/checks/index.js';
 import type { EnvironmentConfig, EnvironmentSettings } from '../../src/config/index.js';
 import { EnvironmentRuntime } from '../../src/environment.js';

@@ -4,7 +4,7 @@
  * advancing it); the client is closed when the run ends.
  */
 import { ApiClient } from '../../src/api/client.js';
-import type { AnyCheck } from '../../src/checks/check.js';
+import type { AnyCheck } from '../../src/kernel/check.js';
 import { BackoffGate } from '../../src/limits/backoff-gate.js';
 import { RequestBudget } from '../../src/limits/request-budget.js';
 import { runCheck, type RunOptions } from '../../src/runner.js';

@@ -10,7 +10,7 @@
  *   before anything else happens with it, and closing is registered as always-run cleanup.
  */
 import { z } from 'zod';
-import type { ApiResponse } from '../api/client.js';
+import type { ApiResponse } from '../../api/client.js';
 import {
   QUALIFY_STATUSES,
   addressCombination,
@@ -20,21 +20,33 @@ import {
   sessionEnvelopeSchema,
   sessionRequestSchema,
   type QualifyStatus,
-} from '../api/schemas.js';
-import { positiveDuration, shorterThan, WHEN_MAPPING, isMs, type Loose } from '../config/rules.js';
+} from '../../api/schemas.js';
+import {
+  positiveDuration,
+  shorterThan,
+  WHEN_MAPPING,
+  isMs,
+  type Loose,
+} from '../../config/rules.js';
 import {
   checkSection,
   type BudgetMisfit,
   type BudgetShare,
   type CheckConfigBase,
   runDeadlineMs,
-} from '../config/section.js';
-import { formatDuration } from '../config/duration.js';
-import { defineCheck, type CheckContext, type CheckOutcome, type RunTimes } from './check.js';
-import type { MetricSink } from './check.js';
-import { checkResponseSchema } from './contract.js';
-import { BudgetWaitError, RetryAfterError } from '../limits/admission.js';
-import { confirmsClose } from '../sessions/tokens.js';
+} from '../../config/section.js';
+import { formatDuration } from '../../config/duration.js';
+import {
+  defineCheck,
+  type CheckContext,
+  type CheckOutcome,
+  type RunTimes,
+} from '../../kernel/check.js';
+import type { MetricSink } from '../../kernel/check.js';
+import { checkResponseSchema } from '../shared/contract.js';
+import { BudgetWaitError, RetryAfterError } from '../../limits/admission.js';
+import { confirmsClose } from '../../sessions/tokens.js';
+import * as sessionsApi from '../../api/sessions.js';
 
 /** Result of one finished lifecycle run. */
 export const LIFECYCLE_RESULTS = [
@@ -529,7 +541,7 @@ async function pollUntilTerminal(
       }
       await ctx.sleep(pollIntervalMs);
       await ctx.acquireBudget();
-      const response = await ctx.client.pollServices(token, requestOptions(ctx));
+      const response = await sessionsApi.pollServices(ctx.client, token, requestOptions(ctx));
       polls += 1;
       ctx.step('poll', response);
       if (response.statusCode !== 200) {
@@ -561,7 +573,7 @@ function qualifyVerdict(address: AddressConfig, finalStatus: QualifyOutcome): Li
 
 async function getSession(ctx: Ctx, token: string, facts: LifecycleFacts): Promise<void> {
   await ctx.acquireBudget();
-  const response = await ctx.client.getSession(token, requestOptions(ctx));
+  const response = await sessionsApi.getSession(ctx.client, token, requestOptions(ctx));
   ctx.step('get', response);
   facts.stepDurationsMs.get = response.durationMs;
   if (response.statusCode !== 200) {
@@ -579,7 +591,7 @@ async function closeSession(
   facts: LifecycleFacts,
 ): Promise<void> {
   await ctx.acquireBudget();
-  const response = await ctx.client.closeSession(session.token, requestOptions(ctx));
+  const response = await sessionsApi.closeSession(ctx.client, session.token, requestOptions(ctx));
   ctx.step('close', response);
   facts.stepDurationsMs.close = response.durationMs;
   if (response.statusCode !== 200) {
@@ -596,7 +608,7 @@ async function closeSession(
 
 async function verifyGone(ctx: Ctx, token: string, facts: LifecycleFacts): Promise<void> {
   await ctx.acquireBudget();
-  const response = await ctx.client.verifyGone(token, requestOptions(ctx));
+  const response = await sessionsApi.verifyGone(ctx.client, token, requestOptions(ctx));
   ctx.step('verify_gone', response);
   facts.stepDurationsMs.verify_gone = response.durationMs;
   if (response.statusCode === 410) {
@@ -622,7 +634,7 @@ async function closeInCleanup(ctx: Ctx, session: SyntheticSession): Promise<void
   if (session.closedByRun) return;
   try {
     await ctx.acquireBudget();
-    const response = await ctx.client.closeSession(token, {
+    const response = await sessionsApi.closeSession(ctx.client, token, {
       timeoutMs: ctx.config.requestTimeoutMs,
       correlationId: ctx.correlationId,
     });

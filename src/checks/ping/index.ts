@@ -3,11 +3,11 @@
  * answer is a 200 with `{message, timestamp}` (ISO-8601). A timeout counts as critical latency:
  * a hanging API is also a slow one.
  */
-import type { ApiResponse, PhaseTimings } from '../api/client.js';
+import type { ApiResponse, PhaseTimings } from '../../api/client.js';
 import { z } from 'zod';
-import { pingResponseSchema } from '../api/schemas.js';
-import { formatDuration } from '../config/duration.js';
-import { parseDuration } from '../config/duration.js';
+import { pingResponseSchema } from '../../api/schemas.js';
+import { formatDuration } from '../../config/duration.js';
+import { parseDuration } from '../../config/duration.js';
 import {
   asLoose,
   isMs,
@@ -17,24 +17,25 @@ import {
   timerInterval,
   type Issues,
   type Loose,
-} from '../config/rules.js';
-import { checkSection } from '../config/section.js';
-import { PHASES, type Phase } from '../vocabulary.js';
+} from '../../config/rules.js';
+import { checkSection } from '../../config/section.js';
+import { PHASES, type Phase } from '../../kernel/vocabulary.js';
 import {
   FOLLOW_UP_ENDS,
   defineCheck,
   type CheckContext,
   type FollowUpPolicy,
   type StepRecord,
-} from './check.js';
-import { validateBody } from './contract.js';
+} from '../../kernel/check.js';
+import { validateBody } from '../shared/contract.js';
 import {
   LATENCY_CLASSES,
   THRESHOLD_LEVELS,
   classifyLatency,
   type LatencyClass,
-} from './latency.js';
-import { REQUEST_FAILURES, requestFailure } from './request.js';
+} from '../../kernel/latency.js';
+import { REQUEST_FAILURES, requestFailure } from '../shared/request.js';
+import { ping } from './request.js';
 
 /** Result of one ping attempt. */
 export const PING_RESULTS = ['ok', ...REQUEST_FAILURES, 'invalid_body'] as const;
@@ -320,7 +321,7 @@ export const pingCheck = defineCheck({
   summaryKeys: ['latency_class', 'connection'],
   async run(ctx) {
     await ctx.acquireBudget();
-    const response = await ctx.client.ping({
+    const response = await ping(ctx.client, {
       timeoutMs: ctx.config.requestTimeoutMs,
       signal: ctx.signal,
       correlationId: ctx.correlationId,

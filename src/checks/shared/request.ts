@@ -3,8 +3,8 @@
  * the bounded result of an answer that is not a 200 (or of no answer at all), so that `timeout`,
  * `unauthorized` and the rest mean the same in every check's results.
  */
-import type { ApiResponse, RequestOptions } from '../api/client.js';
-import type { CheckContext } from './check.js';
+import type { ApiResponse, RequestOptions } from '../../api/client.js';
+import type { CheckContext } from '../../kernel/check.js';
 
 /** How a request failed before any body could be judged. */
 export const REQUEST_FAILURES = [

@@ -5,9 +5,9 @@
  * check needs (the caller decides, from the returned violations).
  */
 import type { z } from 'zod';
-import type { ApiResponse } from '../api/client.js';
-import { validateResponse, type ResponseValidation } from '../api/validate.js';
-import type { CheckContext } from './check.js';
+import type { ApiResponse } from '../../api/client.js';
+import { validateResponse, type ResponseValidation } from '../../api/validate.js';
+import type { CheckContext } from '../../kernel/check.js';
 
 /** Validates `response.body` against `schema` and logs what is wrong; counts nothing. */
 export function validateBody<S extends z.ZodType>(

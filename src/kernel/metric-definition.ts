@@ -2,7 +2,7 @@
  * The shape of a metric definition: plain data (no prom-client), so that checks can declare their
  * own metrics in their own file and the registry can build them.
  */
-import type { ThresholdLevel } from '../checks/latency.js';
+import type { ThresholdLevel } from './latency.js';
 
 export type MetricType = 'counter' | 'gauge' | 'histogram';
 

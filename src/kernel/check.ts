@@ -11,12 +11,10 @@
  * Checks import no prom-client, express, pino or node-cron: their context and the sink are all
  * they see.
  */
-import type { ApiClient, ApiResponse, RequestOptions } from '../api/client.js';
-import type { CheckConfigBase, CheckSection } from '../config/section.js';
-import type { BudgetPriority } from '../limits/request-budget.js';
-import type { MetricDefinition } from '../metrics/metric-definition.js';
-import type { CreatedSessions } from '../sessions/journal.js';
-import type { ContractCheck, ContractResult, Operation, Outcome } from '../vocabulary.js';
+import type { ApiResponse, ApiTransport, RequestOptions } from './api.js';
+import type { MetricDefinition } from './metric-definition.js';
+import type { CheckConfigBase, CheckSection } from './section.js';
+import type { ContractCheck, ContractResult, Operation, Outcome } from './vocabulary.js';
 
 /** One request (or one logical step such as the whole polling loop) of a run. */
 export interface StepRecord {
@@ -110,7 +108,7 @@ export interface CheckContext<Config extends CheckConfigBase = CheckConfigBase> 
   /** This check's own config section; no other check's settings. */
   config: Config;
   environment: CheckEnvironment;
-  client: ApiClient;
+  client: ApiTransport;
   signal: AbortSignal;
   log: CheckLogger;
   /** Per-run correlation id, sent with every request of the run. */
@@ -148,6 +146,33 @@ export interface CheckContext<Config extends CheckConfigBase = CheckConfigBase> 
   now(): number;
   /** How many runs of this check in this environment came before this one (e.g. rotation). */
   runNumber: number;
+}
+
+/**
+ * Who a request is for. `first`: a run whose timing is its measurement (a ping, a confirmation
+ * ping), served before every queued `normal` request, and kept clear by `reserve`. `normal`:
+ * everything else (lifecycle steps and polls, the other checks, closing leftovers).
+ */
+export type BudgetPriority = 'first' | 'normal';
+
+/** One created session. */
+export interface CreatedSession {
+  /** Increases by one per entry: a reader keeps the last `seq` it took as its cursor. */
+  seq: number;
+  token: string;
+  /**
+   * The `campaign_id` the create was sent with (null: none): what the API must report for the
+   * session, whatever any other setting says.
+   */
+  campaignId: string | null;
+  /** When it was journaled, on the runner's monotonic clock (ms). */
+  createdAt: number;
+}
+
+/** What a check's context sees of the journal. */
+export interface CreatedSessions {
+  /** The entries after `seq` (0: every entry still kept), oldest first. */
+  since(seq: number): CreatedSession[];
 }
 
 export interface SessionTracker {

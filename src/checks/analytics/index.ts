@@ -20,12 +20,13 @@
  * every 60-second window within the limit; a 429 ends the run at once.
  */
 import { z } from 'zod';
-import type { ApiResponse } from '../api/client.js';
-import { analyticsDetailResponseSchema, analyticsListResponseSchema } from '../api/schemas.js';
-import { positiveDuration, shorterThan, type Issues, type Loose } from '../config/rules.js';
-import { checkSection, type CheckConfigBase } from '../config/section.js';
-import { defineCheck, type CheckContext, type CheckOutcome } from './check.js';
-import { checkResponseSchema } from './contract.js';
+import type { ApiResponse } from '../../api/client.js';
+import { analyticsDetailResponseSchema, analyticsListResponseSchema } from '../../api/schemas.js';
+import { positiveDuration, shorterThan, type Issues, type Loose } from '../../config/rules.js';
+import { checkSection, type CheckConfigBase } from '../../config/section.js';
+import { defineCheck, type CheckContext, type CheckOutcome } from '../../kernel/check.js';
+import { checkResponseSchema } from '../shared/contract.js';
+import { getAnalyticsSession, listAnalyticsSessions } from './request.js';
 
 /** Result of one analytics run, most severe first when several apply. */
 export const ANALYTICS_RESULTS = [
@@ -365,7 +366,8 @@ async function sync(
         );
       }
       await ctx.acquireBudget();
-      const response = await ctx.client.listAnalyticsSessions(
+      const response = await listAnalyticsSessions(
+        ctx.client,
         { updated_since: updatedSince, page: String(page) },
         requestOptions(ctx),
       );
@@ -399,7 +401,7 @@ async function lookUpAwaited(
   try {
     for (const session of memory.awaiting.slice(0, ctx.config.maxLookups)) {
       await ctx.acquireBudget();
-      const response = await ctx.client.getAnalyticsSession(session.token, requestOptions(ctx));
+      const response = await getAnalyticsSession(ctx.client, session.token, requestOptions(ctx));
       const seenAt = ctx.now();
       ctx.step('lookup', response);
       // Not there yet: the spec does not say which status an unknown session gets; 404 it is.

@@ -9,13 +9,14 @@
  * came back.
  */
 import { z } from 'zod';
-import type { CoverageQuery } from '../api/client.js';
-import { COVERAGE_PATTERNS, coverageResponseSchema } from '../api/schemas.js';
-import type { Loose } from '../config/rules.js';
-import { checkSection, type CheckConfigBase } from '../config/section.js';
-import { defineCheck, type CheckContext } from './check.js';
-import { checkResponseSchema } from './contract.js';
-import { REQUEST_FAILURES, requestFailure, requestOptions } from './request.js';
+import * as coverageApi from './request.js';
+import type { CoverageQuery } from './request.js';
+import { COVERAGE_PATTERNS, coverageResponseSchema } from '../../api/schemas.js';
+import type { Loose } from '../../config/rules.js';
+import { checkSection, type CheckConfigBase } from '../../config/section.js';
+import { defineCheck, type CheckContext } from '../../kernel/check.js';
+import { checkResponseSchema } from '../shared/contract.js';
+import { REQUEST_FAILURES, requestFailure, requestOptions } from '../shared/request.js';
 
 /** Result of one run; the first failure wins. */
 export const COVERAGE_RESULTS = [
@@ -173,7 +174,7 @@ export const coverageCheck = defineCheck({
 async function queryCoverage(ctx: Ctx, facts: CoverageFacts): Promise<CoverageResult> {
   const geography = ctx.config.geography;
   await ctx.acquireBudget();
-  const response = await ctx.client.coverage(geography, requestOptions(ctx));
+  const response = await coverageApi.coverage(ctx.client, geography, requestOptions(ctx));
   ctx.step('coverage', response);
   const failure = requestFailure(response);
   if (failure !== null) return failure;
@@ -205,7 +206,7 @@ async function queryCoverage(ctx: Ctx, facts: CoverageFacts): Promise<CoverageRe
 /** The spec requires at least one geographic parameter: the API must refuse a request without. */
 async function queryWithoutGeography(ctx: Ctx, facts: CoverageFacts): Promise<CoverageResult> {
   await ctx.acquireBudget();
-  const response = await ctx.client.coverage({}, requestOptions(ctx));
+  const response = await coverageApi.coverage(ctx.client, {}, requestOptions(ctx));
   ctx.step('coverage_no_geography', response, isRefusal);
   facts.refusalStatus = response.statusCode;
   const status = response.statusCode;

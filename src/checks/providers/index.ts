@@ -9,12 +9,13 @@
  * list fails the run: the spec describes no state in which no provider is tracked.
  */
 import { createHash } from 'node:crypto';
-import type { ApiResponse } from '../api/client.js';
-import { serviceProvidersResponseSchema, type ServiceProvider } from '../api/schemas.js';
-import { checkSection, type CheckConfigBase } from '../config/section.js';
-import { defineCheck, type CheckContext } from './check.js';
-import { checkResponseSchema } from './contract.js';
-import { REQUEST_FAILURES, requestFailure, requestOptions } from './request.js';
+import type { ApiResponse } from '../../api/client.js';
+import { serviceProvidersResponseSchema, type ServiceProvider } from '../../api/schemas.js';
+import { checkSection, type CheckConfigBase } from '../../config/section.js';
+import { defineCheck, type CheckContext } from '../../kernel/check.js';
+import { checkResponseSchema } from '../shared/contract.js';
+import { REQUEST_FAILURES, requestFailure, requestOptions } from '../shared/request.js';
+import { serviceProviders } from './request.js';
 
 /** Result of one run. */
 export const PROVIDERS_RESULTS = [
@@ -79,7 +80,7 @@ export const providersCheck = defineCheck({
   summaryKeys: ['providers'],
   async run(ctx) {
     await ctx.acquireBudget();
-    const response = await ctx.client.serviceProviders(requestOptions(ctx));
+    const response = await serviceProviders(ctx.client, requestOptions(ctx));
     ctx.step('service_providers', response);
     const facts = judge(ctx, response);
     return {

@@ -1,0 +1,86 @@
+/**
+ * The contract of a check's config section (`environments[].<check name>`): the uniform settings
+ * every check has and what the configuration layer needs of a section. `config/section.ts` builds
+ * sections (`checkSection`); checks use it, and the configuration schema adds each section it is
+ * handed (docs/architecture.md, "The kernel").
+ */
+import type { z } from 'zod';
+
+export type Loose = Partial<Record<string, unknown>>;
+
+/** The uniform settings of every check, in the units the code uses. */
+export interface CheckConfigBase {
+  enabled: boolean;
+  intervalMs: number;
+  /** The deadline of one whole run. */
+  timeoutMs: number;
+  /** The timeout of each single request of a run. */
+  requestTimeoutMs: number;
+}
+
+/**
+ * The deadline of one run: its timeout, but never less than one request timeout plus a second,
+ * so a single request's own timeout fires before the deadline.
+ */
+export function runDeadlineMs(config: CheckConfigBase): number {
+  return Math.max(config.timeoutMs, config.requestTimeoutMs + 1_000);
+}
+
+/** The uniform keys' defaults, in the file's own spelling. */
+export interface SectionDefaults {
+  enabled: boolean;
+  interval: string;
+  timeout: string;
+  /**
+   * Default of `request_timeout`, capped at the section's `timeout`; absent means "the section's
+   * timeout" (a check whose run is one request, such as ping).
+   */
+  requestTimeout?: string;
+}
+
+/** One request the section schedules when enabled, for the environment's request-budget rule. */
+export interface RequestGap {
+  /** Key path as a user reads it, e.g. `ping.interval`. */
+  key: string;
+  ms: number;
+}
+
+/** What the configuration layer needs of a check's section. */
+export interface CheckSection<C extends CheckConfigBase = CheckConfigBase> {
+  /** The zod slice: a strict mapping with defaults; its problems carry the exact messages. */
+  readonly schema: z.ZodType;
+  readonly defaults: SectionDefaults;
+  /** The parsed section (durations in ms, file spelling) → the check's config. */
+  toConfig(parsed: unknown): C;
+  /**
+   * The gaps between the requests this section schedules while it is enabled (read from a parse
+   * that may have failed elsewhere: only numbers count).
+   */
+  requestGaps(v: Loose): RequestGap[];
+  /** The section's content in a configuration built from environment variables (no file). */
+  readonly fileless?: Record<string, unknown>;
+  /** The deprecated keys set in a parsed section, each with what to do instead. */
+  deprecations(parsed: unknown): Array<{ key: string; message: string }>;
+  /** See `SectionSpec.firstRequestsPerSecond`. */
+  firstRequestsPerSecond?(config: C): number;
+  /** See `SectionSpec.budgetFit`. */
+  budgetFit?(config: C, budget: BudgetShare): BudgetMisfit | null;
+}
+
+/** What the request budget leaves a check's `normal` requests (docs/configuration.md). */
+export interface BudgetShare {
+  /** `request_budget_per_second`. */
+  perSecond: number;
+  /** The bucket's refill rate over it (1.01). */
+  refillFactor: number;
+  /** Tokens per second kept for `first`-priority requests (pings). */
+  firstPerSecond: number;
+  /** `perSecond × refillFactor − firstPerSecond`: what the check's requests are paced at. */
+  share: number;
+}
+
+/** A run that cannot fit its deadline under the budget: the key to change and why. */
+export interface BudgetMisfit {
+  key: string;
+  message: string;
+}
