@@ -55,6 +55,7 @@ ${AD_HOC_USAGE}`,
 
   simulate: `Usage: isa-monitor simulate [--port P] [--host H] [--api-key KEY ...]
                             [--mode fast|realistic] [--demo-timeline]
+                            [--tls [--tls-days N] [--tls-host NAME ...] [--tls-ca-out FILE]]
 
 Runs the ISA API simulator. Prints its base URL as the first line on stdout.
   --port P          port (default 8080; 0 picks a free one)
@@ -62,7 +63,13 @@ Runs the ISA API simulator. Prints its base URL as the first line on stdout.
   --api-key KEY     accepted bearer key, repeatable (default: $ISA_SIMULATOR_API_KEY, or a
                     random key printed on stderr)
   --mode MODE       fast: lookups resolve in seconds (default); realistic: 20-30 s
-  --demo-timeline   play the demo fault timeline (see docs/simulator.md)`,
+  --demo-timeline   play the demo fault timeline (see docs/simulator.md)
+  --tls             serve HTTPS with a certificate signed by a CA the simulator makes
+  --tls-days N      the certificate's lifetime in days from now (default 30; negative:
+                    expired N days ago)
+  --tls-host NAME   a name the certificate covers, repeatable (default localhost,
+                    127.0.0.1 and --host)
+  --tls-ca-out FILE write the CA certificate (PEM) there, for ca_file or curl --cacert`,
 
   'validate-config': `Usage: isa-monitor validate-config --config FILE
 
