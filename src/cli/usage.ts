@@ -37,7 +37,8 @@ an embedded ISA API simulator with a scripted fault timeline, two environments
 SIGTERM or SIGINT stops gracefully (exit 0). Exit 2 on a config error.`,
 
   check: `Usage: isa-monitor check ${CHECKS} [--config FILE --environment NAME]
-                   [--base-url URL (--api-key-env VAR | --api-key-file FILE)] [--json]
+                   [--base-url URL (--api-key-env VAR | --api-key-file FILE)
+                    [--ca-file FILE]] [--json]
                    [the check's own --base-url options, below]
 
 Runs one check once against one environment, prints a step-by-step trace (or one JSON
@@ -49,6 +50,8 @@ or config error.
   --base-url URL        check this API base URL instead of a configured environment
   --api-key-env VAR     with --base-url: environment variable holding the API key
   --api-key-file FILE   with --base-url: file holding the API key
+  --ca-file FILE        with --base-url: PEM certificate authorities trusted besides the
+                        system's (as an environment's ca_file)
   --json                print the result as JSON
 With --base-url, per check:
 ${AD_HOC_USAGE}`,
