@@ -53,6 +53,8 @@ export class EnvironmentRuntime {
       apiKey: config.apiKey,
       userAgent: opts.userAgent,
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      // ca_file: every request to the environment trusts it, the reaper's closes included.
+      ...(config.extraTrust ? { ca: config.extraTrust.certificates } : {}),
       // Every 429 and every 503 with Retry-After closes the gate, whichever path received it.
       onResponse: (response) => this.gate.observe(response.statusCode, response.retryAfterMs),
     });

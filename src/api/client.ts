@@ -20,6 +20,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders } from 'node:http';
+import { rootCertificates } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import {
   decodeBody,
@@ -39,6 +40,7 @@ import {
   createMeasuringPool,
   parseServerTiming,
   readAt,
+  type MeasuringAgentOptions,
   type PhaseTimings,
 } from './timing.js';
 import {
@@ -74,6 +76,12 @@ export interface ApiClientOptions {
    * `createMeasuringPool` to keep the connection phases.
    */
   dispatcher?: Dispatcher;
+  /**
+   * Certificate authorities (PEM) trusted in addition to Node's bundled roots for `https:` base
+   * URLs: an environment's `ca_file` (docs/configuration.md, "Extra trust"). Applies to the
+   * client's own pools, so it cannot be combined with `dispatcher` (build that with `connect.ca`).
+   */
+  ca?: readonly string[];
   /** Largest response body read; beyond it the call ends with `bodyError: 'too_large'`. */
   maxBodyBytes?: number;
   /**
@@ -143,6 +151,8 @@ export class ApiClient implements ApiTransport {
    * Created on first use.
    */
   #freshDispatcher: Dispatcher | null = null;
+  /** Options of the client's own pools: the trusted CAs when `ca` was given. */
+  readonly #poolOptions: MeasuringAgentOptions;
   readonly #origin: string;
   readonly #pathPrefix: string;
   readonly #baseHeaders: Record<string, string>;
@@ -183,8 +193,13 @@ export class ApiClient implements ApiTransport {
     this.#redactBody =
       options.apiKey.length >= MIN_BODY_REDACTION_LENGTH ? this.#redact : (text) => text;
     this.#onResponse = options.onResponse ?? (() => {});
+    const extraCa = options.ca ?? [];
+    if (extraCa.length > 0 && options.dispatcher !== undefined) {
+      throw new Error('ca cannot be combined with an injected dispatcher: give it connect.ca');
+    }
+    this.#poolOptions = extraCa.length > 0 ? { connect: { ca: withSystemRoots(extraCa) } } : {};
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? createMeasuringPool(base.origin);
+    this.#dispatcher = options.dispatcher ?? createMeasuringPool(base.origin, this.#poolOptions);
   }
 
   /**
@@ -346,7 +361,7 @@ export class ApiClient implements ApiTransport {
   /** The dispatcher of a call: an injected one always; else the fresh-connection pool or the agent. */
   #dispatcherFor(call: ApiCall): Dispatcher {
     if (call.freshConnection !== true || !this.#ownsDispatcher) return this.#dispatcher;
-    this.#freshDispatcher ??= createMeasuringPool(this.#origin);
+    this.#freshDispatcher ??= createMeasuringPool(this.#origin, this.#poolOptions);
     return this.#freshDispatcher;
   }
 
@@ -585,6 +600,15 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#outcome = outcome;
     this.hooks.settled(this, outcome);
   }
+}
+
+/**
+ * The `ca` of a TLS connection that trusts `extra` besides Node's bundled roots. Node verifies
+ * against `ca` alone when it is given, so the roots go in too: the extra authorities add to the
+ * system's trust, as `ca_file` promises (docs/configuration.md, "Extra trust"), not replace it.
+ */
+export function withSystemRoots(extra: readonly string[]): string[] {
+  return [...rootCertificates, ...extra];
 }
 
 /** A response's `Retry-After` in ms; see `ApiResponse.retryAfterMs`. */

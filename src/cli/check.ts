@@ -34,6 +34,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
       'base-url': { type: 'string' },
       'api-key-env': { type: 'string' },
       'api-key-file': { type: 'string' },
+      'ca-file': { type: 'string' },
       ...AD_HOC_OPTIONS,
       json: { type: 'boolean' },
       verbose: { type: 'boolean' },
@@ -126,6 +127,9 @@ async function runOnce(
 type Flags = Record<string, string | boolean | undefined>;
 
 function configFromFile(values: Flags, io: CliIO): LoadResult {
+  if (values['ca-file'] !== undefined) {
+    throw new UsageError('--ca-file goes with --base-url; a configured environment sets ca_file');
+  }
   const configFile = (values['config'] as string | undefined) ?? io.env['ISA_MONITOR_CONFIG'];
   if (!configFile && !io.env['ISA_ENVIRONMENTS']) {
     throw new UsageError('check needs --config FILE (or ISA_MONITOR_CONFIG), or --base-url URL');
@@ -136,6 +140,7 @@ function configFromFile(values: Flags, io: CliIO): LoadResult {
 function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult {
   const keyEnv = values['api-key-env'] as string | undefined;
   const keyFile = values['api-key-file'] as string | undefined;
+  const caFile = values['ca-file'] as string | undefined;
   if ((keyEnv === undefined) === (keyFile === undefined)) {
     throw new UsageError(
       '--base-url needs exactly one of --api-key-env VAR or --api-key-file FILE',
@@ -159,6 +164,7 @@ function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult 
         name: (values['environment'] as string | undefined) ?? 'cli',
         base_url: values['base-url'],
         ...(keyEnv ? { api_key_env: keyEnv } : { api_key_file: keyFile }),
+        ...(caFile === undefined ? {} : { ca_file: caFile }),
         // One-shot: no schedule to fit into, so allow the spec's full polling window.
         request_budget_per_second: 2,
         ...sections,

@@ -37,7 +37,8 @@ an embedded ISA API simulator with a scripted fault timeline, two environments
 SIGTERM or SIGINT stops gracefully (exit 0). Exit 2 on a config error.`,
 
   check: `Usage: isa-monitor check ${CHECKS} [--config FILE --environment NAME]
-                   [--base-url URL (--api-key-env VAR | --api-key-file FILE)] [--json]
+                   [--base-url URL (--api-key-env VAR | --api-key-file FILE)
+                    [--ca-file FILE]] [--json]
                    [the check's own --base-url options, below]
 
 Runs one check once against one environment, prints a step-by-step trace (or one JSON
@@ -49,12 +50,15 @@ or config error.
   --base-url URL        check this API base URL instead of a configured environment
   --api-key-env VAR     with --base-url: environment variable holding the API key
   --api-key-file FILE   with --base-url: file holding the API key
+  --ca-file FILE        with --base-url: PEM certificate authorities trusted besides the
+                        system's (as an environment's ca_file)
   --json                print the result as JSON
 With --base-url, per check:
 ${AD_HOC_USAGE}`,
 
   simulate: `Usage: isa-monitor simulate [--port P] [--host H] [--api-key KEY ...]
                             [--mode fast|realistic] [--demo-timeline]
+                            [--tls [--tls-days N] [--tls-host NAME ...] [--tls-ca-out FILE]]
 
 Runs the ISA API simulator. Prints its base URL as the first line on stdout.
   --port P          port (default 8080; 0 picks a free one)
@@ -62,7 +66,13 @@ Runs the ISA API simulator. Prints its base URL as the first line on stdout.
   --api-key KEY     accepted bearer key, repeatable (default: $ISA_SIMULATOR_API_KEY, or a
                     random key printed on stderr)
   --mode MODE       fast: lookups resolve in seconds (default); realistic: 20-30 s
-  --demo-timeline   play the demo fault timeline (see docs/simulator.md)`,
+  --demo-timeline   play the demo fault timeline (see docs/simulator.md)
+  --tls             serve HTTPS with a certificate signed by a CA the simulator makes
+  --tls-days N      the certificate's lifetime in days from now (default 30; negative:
+                    expired N days ago)
+  --tls-host NAME   a name the certificate covers, repeatable (default localhost,
+                    127.0.0.1 and --host)
+  --tls-ca-out FILE write the CA certificate (PEM) there, for ca_file or curl --cacert`,
 
   'validate-config': `Usage: isa-monitor validate-config --config FILE
 

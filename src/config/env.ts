@@ -122,6 +122,11 @@ export function documentFromEnv(
         origins.set(at('api_key_file'), `${prefix}_API_KEY_FILE`);
       }
     }
+    const caFile = envValue(env, `${prefix}_CA_FILE`);
+    if (caFile !== undefined) {
+      environment['ca_file'] = caFile;
+      origins.set(at('ca_file'), `${prefix}_CA_FILE`);
+    }
     return environment;
   });
   return { raw: { environments }, problems };

@@ -20,7 +20,13 @@ import {
   problemsFromIssues,
   type ConfigProblem,
 } from './problems.js';
-import { DEFAULTS, buildConfigSchema, type ConfigDocument, type ResolvedSecret } from './schema.js';
+import {
+  DEFAULTS,
+  buildConfigSchema,
+  type ConfigDocument,
+  type ResolvedSecret,
+  type ResolvedTrust,
+} from './schema.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedText } from './files.js';
 import { describeFileError, type ApiKeySource } from './secrets.js';
 import { CHECK_LIST, type CheckConfigs } from '../checks/index.js';
@@ -46,6 +52,11 @@ export interface EnvironmentSettings {
   /** The resolved secret; never log or print it. */
   apiKey: string;
   apiKeySource: ApiKeySource;
+  /**
+   * `ca_file`: its absolute path and PEM certificates, trusted in addition to the system's for
+   * every request to the environment. Absent when not set.
+   */
+  extraTrust?: { caFile: string; certificates: readonly string[] };
   thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
   requestBudgetPerSecond: number;
   /** `maintenance`: the environment's windows; absent or empty when it has none. */
@@ -253,7 +264,7 @@ function validate(
   earlier: ConfigProblem[],
 ): LoadResult {
   const withOverrides = applyOverrides(raw, ctx.env, origins);
-  const { schema, secrets } = buildConfigSchema(ctx);
+  const { schema, secrets, trust } = buildConfigSchema(ctx);
   const parsed = schema.safeParse(withOverrides, { error: configErrorMap });
   if (!parsed.success) {
     const problems = problemsFromIssues(parsed.error.issues, schema).map((p) => ({
@@ -263,7 +274,7 @@ function validate(
     return failure([...earlier, ...problems]);
   }
   if (earlier.length > 0) return failure(earlier);
-  const config = toMonitorConfig(parsed.data, secrets, ctx, origins);
+  const config = toMonitorConfig(parsed.data, { secrets, trust }, ctx, origins);
   const deprecated = deprecations(parsed.data).map((p) => ({
     ...p,
     path: origins.get(p.path) ?? p.path,
@@ -295,7 +306,7 @@ function deprecations(doc: ConfigDocument): ConfigProblem[] {
 
 function toMonitorConfig(
   doc: ConfigDocument,
-  secrets: WeakMap<object, ResolvedSecret>,
+  resolved: { secrets: WeakMap<object, ResolvedSecret>; trust: WeakMap<object, ResolvedTrust> },
   ctx: Context,
   origins: Origins,
 ): MonitorConfig {
@@ -316,7 +327,8 @@ function toMonitorConfig(
     shutdownTimeoutMs: doc.shutdown_timeout,
     history: { windowMs: doc.history.window, runs: doc.history.runs },
     environments: doc.environments.map((env) => {
-      const secret = secrets.get(env);
+      const secret = resolved.secrets.get(env);
+      const trust = resolved.trust.get(env);
       // The API-key rule stores a key for every environment that passed; a parse that succeeded
       // without one would be a bug here, not a configuration problem.
       if (!secret) throw new Error(`internal: no API key resolved for environment ${env.name}`);
@@ -325,6 +337,7 @@ function toMonitorConfig(
         baseUrl: env.base_url,
         apiKey: secret.apiKey,
         apiKeySource: secret.source,
+        ...(trust ? { extraTrust: { caFile: trust.path, certificates: trust.certificates } } : {}),
         thresholds: {
           expectedMs: env.thresholds.expected,
           warningMs: env.thresholds.warning,

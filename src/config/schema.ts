@@ -25,6 +25,7 @@ import {
   type Loose,
 } from './rules.js';
 import { ENV_VAR_NAME_PATTERN, resolveApiKey, type ApiKeySource } from './secrets.js';
+import { readCertificateAuthorities } from './trust.js';
 
 export const ENVIRONMENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -48,9 +49,17 @@ export const LOCATION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export interface SchemaContext {
   env: NodeJS.ProcessEnv;
-  /** Relative `api_key_file` paths resolve against this (the config file's directory). */
+  /** Relative `api_key_file` and `ca_file` paths resolve against this (the config file's directory). */
   baseDir: string;
   readFile: (path: string) => string;
+}
+
+/** The certificate authorities of an environment's `ca_file`, read while it loads. */
+export interface ResolvedTrust {
+  /** Absolute path of the file. */
+  path: string;
+  /** Its PEM certificates, one block each. */
+  certificates: string[];
 }
 
 /** A resolved API key, kept beside the parsed environment it belongs to. */
@@ -145,12 +154,14 @@ const checkSectionsShape = Object.fromEntries(
 );
 
 /**
- * The configuration schema for one load, and the side table where the API-key rule leaves each
+ * The configuration schema for one load, and the side tables where the API-key rule leaves each
  * environment's resolved key (keyed by the parsed environment object, which is what the parse
- * returns), so the key is read once and only ever held in the result.
+ * returns), so the key is read once and only ever held in the result, and the `ca_file` rule its
+ * certificates, so the file is read once.
  */
 export function buildConfigSchema(ctx: SchemaContext) {
   const secrets = new WeakMap<object, ResolvedSecret>();
+  const trust = new WeakMap<object, ResolvedTrust>();
 
   const environmentSchema = z
     .strictObject({
@@ -167,6 +178,7 @@ export function buildConfigSchema(ctx: SchemaContext) {
         })
         .optional(),
       api_key_file: z.string().min(1).optional(),
+      ca_file: z.string().min(1).optional(),
       thresholds: thresholdsSchema.prefault({}),
       request_budget_per_second: z
         .number()
@@ -184,6 +196,8 @@ export function buildConfigSchema(ctx: SchemaContext) {
       checkBudget(v, issues);
       const secret = resolveSecret(v, issues, ctx);
       if (secret) secrets.set(value, secret);
+      const authorities = resolveTrust(v, issues, ctx);
+      if (authorities) trust.set(value, authorities);
     }, WHEN_MAPPING);
 
   const schema = z.strictObject({
@@ -236,7 +250,7 @@ export function buildConfigSchema(ctx: SchemaContext) {
       ),
   });
 
-  return { schema, secrets };
+  return { schema, secrets, trust };
 }
 
 export type ConfigDocument = z.output<ReturnType<typeof buildConfigSchema>['schema']>;
@@ -290,4 +304,17 @@ function resolveSecret(v: Loose, issues: Issues, ctx: SchemaContext): ResolvedSe
     return undefined;
   }
   return { apiKey: resolution.apiKey, source };
+}
+
+/** Reads `ca_file` when set (and a string: other values have their own problem). */
+function resolveTrust(v: Loose, issues: Issues, ctx: SchemaContext): ResolvedTrust | undefined {
+  const caFile = v['ca_file'];
+  if (typeof caFile !== 'string' || caFile === '') return undefined;
+  const path = resolve(ctx.baseDir, caFile);
+  const resolution = readCertificateAuthorities(path, ctx.readFile);
+  if (!resolution.ok) {
+    issues.addIssue({ code: 'custom', path: ['ca_file'], message: resolution.message });
+    return undefined;
+  }
+  return { path, certificates: resolution.certificates };
 }

@@ -86,6 +86,7 @@ describe('docs/configuration.md', () => {
       'ISA_<NAME>_BASE_URL',
       'ISA_<NAME>_API_KEY',
       'ISA_<NAME>_API_KEY_FILE',
+      'ISA_<NAME>_CA_FILE',
     ];
     expect(variables.filter((v) => !DOC.includes(`\`${v}\``))).toEqual([]);
   });
