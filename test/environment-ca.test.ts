@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleCheck } from '../src/checks/lifecycle.js';
-import { pingCheck } from '../src/checks/ping.js';
+import { lifecycleCheck } from '../src/checks/lifecycle/index.js';
+import { pingCheck } from '../src/checks/ping/index.js';
 import { sessionTokensOf } from '../src/sessions/tokens.js';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
 import { API_KEY, testEnvironment, testRuntime } from './support/harness.js';
+import { createSession } from '../src/api/sessions.js';
 
 let sim: RunningSimulator;
 beforeAll(async () => {
@@ -42,7 +43,8 @@ describe('an environment with ca_file', () => {
   it('closes leftover sessions through the reaper with the same trust', async () => {
     const { runtime, ledger, lines } = await testRuntime(trusted());
     try {
-      const created = await runtime.client.createSession(
+      const created = await createSession(
+        runtime.client,
         { street1: '2 Pending Ave', zip: '80202', campaign_id: 'isa-monitor-test' },
         { timeoutMs: 5_000 },
       );

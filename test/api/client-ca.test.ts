@@ -4,6 +4,7 @@ import { Agent } from 'undici';
 import { ApiClient, withSystemRoots } from '../../src/api/client.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { API_KEY, USER_AGENT } from './helpers.js';
+import { ping } from '../../src/checks/ping/request.js';
 
 let sim: RunningSimulator;
 let expired: RunningSimulator;
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 describe('ApiClient with extra certificate authorities (ca)', () => {
   it('reaches an HTTPS API whose certificate a given CA signed', async () => {
-    const response = await client(sim.url, [sim.caPem ?? '']).ping({ timeoutMs: 5_000 });
+    const response = await ping(client(sim.url, [sim.caPem ?? '']), { timeoutMs: 5_000 });
     expect(response.transportError).toBeNull();
     expect(response.statusCode).toBe(200);
     expect(response.phases.tls).toBeGreaterThanOrEqual(0);
@@ -41,14 +42,14 @@ describe('ApiClient with extra certificate authorities (ca)', () => {
   it('trusts the CA on new connections too (freshConnection)', async () => {
     const api = client(sim.url, [sim.caPem ?? '']);
     for (let i = 0; i < 2; i++) {
-      const response = await api.ping({ timeoutMs: 5_000, freshConnection: true });
+      const response = await ping(api, { timeoutMs: 5_000, freshConnection: true });
       expect(response.statusCode).toBe(200);
       expect(response.connectionOpened).toBe(true);
     }
   });
 
   it('without the CA, reports a network_error with the verification code, not a crash', async () => {
-    const response = await client(sim.url).ping({ timeoutMs: 5_000 });
+    const response = await ping(client(sim.url), { timeoutMs: 5_000 });
     expect(response.statusCode).toBeNull();
     expect(response.transportError).toMatchObject({
       reason: 'network_error',
@@ -59,7 +60,7 @@ describe('ApiClient with extra certificate authorities (ca)', () => {
   });
 
   it('still refuses an expired certificate of a trusted CA', async () => {
-    const response = await client(expired.url, [expired.caPem ?? '']).ping({ timeoutMs: 5_000 });
+    const response = await ping(client(expired.url, [expired.caPem ?? '']), { timeoutMs: 5_000 });
     expect(response.transportError).toMatchObject({
       reason: 'network_error',
       code: 'CERT_HAS_EXPIRED',
@@ -67,7 +68,7 @@ describe('ApiClient with extra certificate authorities (ca)', () => {
   });
 
   it('does not trust a server because some other CA was added', async () => {
-    const response = await client(sim.url, [expired.caPem ?? '']).ping({ timeoutMs: 5_000 });
+    const response = await ping(client(sim.url, [expired.caPem ?? '']), { timeoutMs: 5_000 });
     expect(response.transportError?.code).toBe('SELF_SIGNED_CERT_IN_CHAIN');
   });
 
