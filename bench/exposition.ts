@@ -17,7 +17,7 @@
 import { parseArgs } from 'node:util';
 import { gzipSync, constants } from 'node:zlib';
 import type { CheckResult } from '../src/kernel/check.js';
-import { CHECK_NAMES } from '../src/checks/index.js';
+import { CHECK_LIST, CHECK_NAMES } from '../src/checks/index.js';
 import { validateConfigDocument } from '../src/config/index.js';
 import { Recorder } from '../src/metrics/recorder.js';
 import { createMetrics, metricsEnvironmentOf } from '../src/metrics/registry.js';
@@ -70,11 +70,12 @@ const loaded = validateConfigDocument(
       ),
     })),
   },
-  { env: { BENCH_KEY: 'bench-key-0123456789abcdef' } },
+  { checks: CHECK_LIST, env: { BENCH_KEY: 'bench-key-0123456789abcdef' } },
 );
 if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
 const metrics = createMetrics({
-  environments: loaded.config.environments.map(metricsEnvironmentOf),
+  checks: CHECK_LIST,
+  environments: loaded.config.environments.map((env) => metricsEnvironmentOf(env, CHECK_LIST)),
   build: { version: '0.0.0', revision: 'bench', nodejs: process.version },
 });
 const recorder = new Recorder(metrics);

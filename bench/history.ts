@@ -11,6 +11,7 @@ import { lifecycleCheck } from '../src/checks/lifecycle/index.js';
 import { pingCheck } from '../src/checks/ping/index.js';
 import type { CheckResult, StepRecord } from '../src/kernel/check.js';
 import { RunHistory } from '../src/server/history.js';
+import { CHECK_LIST } from '../src/checks/index.js';
 
 const ENVIRONMENTS = 10;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -102,6 +103,7 @@ const names = Array.from({ length: ENVIRONMENTS }, (_, i) => `env${i}`);
 const now = Date.now();
 const before = heap();
 const history = new RunHistory({
+  checks: CHECK_LIST,
   windowMs: WINDOW_MS,
   runs: RUNS,
   now: () => now,

@@ -6,8 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { CheckResult } from './kernel/check.js';
-import { CHECK_LIST } from './checks/index.js';
+import type { AnyCheck, CheckResult } from './kernel/check.js';
 import { sectionOf, type MonitorConfig } from './config/index.js';
 import {
   startMeasurement,
@@ -24,6 +23,8 @@ import { listenBounded } from './server/listen.js';
 import { StatusHistory } from './server/status.js';
 
 export interface DaemonOptions {
+  /** The checks of this build, from the composition root (`checks/index.ts`). */
+  checks: readonly AnyCheck[];
   config: MonitorConfig;
   logger: Logger;
   build: BuildInfo;
@@ -59,13 +60,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const measurementStarted = startMeasurement(
     { config, userAgent: `isa-monitor/${opts.build.version}` },
     (event) => deliver(event),
-    opts.measurement ?? 'worker',
-    opts.workerEntry,
+    opts.measurement === 'inline'
+      ? { mode: 'inline', checks: opts.checks }
+      : { mode: 'worker', entry: opts.workerEntry },
   );
   // Awaited below; until then a failed start must not count as an unhandled rejection.
   measurementStarted.catch(() => {});
   const metrics = createMetrics({
-    environments: config.environments.map(metricsEnvironmentOf),
+    checks: opts.checks,
+    environments: config.environments.map((env) => metricsEnvironmentOf(env, opts.checks)),
     build: opts.build,
     location: config.location ?? null,
     control: (config.control ?? null) !== null,
@@ -90,17 +93,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     },
   });
   const status = new StatusHistory({
+    checks: opts.checks,
     environments: config.environments.map((e) => e.name),
     maintenance: (environment) => maintenance.status(environment),
   });
   const history = new RunHistory({
+    checks: opts.checks,
     maintenance: (environment) => maintenance.status(environment),
     windowMs: config.history.windowMs,
     runs: config.history.runs,
     environments: config.environments.map((env) => ({
       name: env.name,
       thresholds: env.thresholds,
-      checks: CHECK_LIST.map((check) => {
+      checks: opts.checks.map((check) => {
         const section = sectionOf(env, check);
         return { name: check.name, enabled: section.enabled, intervalMs: section.intervalMs };
       }),

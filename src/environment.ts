@@ -6,7 +6,6 @@
 import type { Dispatcher } from 'undici';
 import { ApiClient } from './api/client.js';
 import type { AnyCheck, CheckLogger, CheckResult, SessionTracker } from './kernel/check.js';
-import { CHECK_LIST } from './checks/index.js';
 import type { EnvironmentConfig } from './config/index.js';
 import { runDeadlineMs, sectionOf } from './config/section.js';
 import type { CheckConfigBase } from './config/section.js';
@@ -20,6 +19,8 @@ import { SessionReaper } from './sessions/reaper.js';
 import { SessionTracking } from './sessions/tracker.js';
 
 export interface EnvironmentRuntimeOptions {
+  /** The checks of this build (the composition root's list), for the reaper's request timeout. */
+  checks: readonly AnyCheck[];
   ledger: SessionLedger;
   userAgent: string;
   log: CheckLogger;
@@ -64,7 +65,7 @@ export class EnvironmentRuntime {
     });
     this.budget = new RequestBudget(config.requestBudgetPerSecond);
     this.reaperTimeoutMs = Math.max(
-      ...CHECK_LIST.map((check) => sectionOf(config, check).requestTimeoutMs),
+      ...opts.checks.map((check) => sectionOf(config, check).requestTimeoutMs),
     );
     const { ledger } = opts;
     const name = config.name;

@@ -29,7 +29,7 @@ import {
   HeatmapTooltipBuilder,
 } from '@grafana/grafana-foundation-sdk/heatmap';
 import type { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
-import { METRICS } from '../../src/metrics/definitions.js';
+import { METRICS } from '../../src/checks/index.js';
 import { LATENCY_CLASSES, PING_RESULTS, type PingResult } from '../../src/checks/ping/index.js';
 import {
   COLORS,

@@ -3,7 +3,8 @@
  * and label names and values are type-checked against each definition's label list and known
  * values, so a typo in a panel query fails `tsc` instead of drawing an empty panel.
  */
-import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
+import { type MetricDefinition } from '../../src/metrics/definitions.js';
+import { METRICS } from '../../src/checks/index.js';
 
 type Definition = (typeof METRICS)[keyof typeof METRICS];
 type HistogramDefinition = Extract<Definition, { type: 'histogram' }>;

@@ -39,6 +39,7 @@ import type { Recorder } from '../../src/metrics/recorder.js';
 import type { ContractResult } from '../../src/kernel/vocabulary.js';
 import { confirmEvents, type PingOutcome, type ScheduledPing } from './confirm-sequence.js';
 import { NO_EVENT, expandTimeline, type EnvironmentSpec } from './scenarios.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 /** What one ping event is: its result, how long it took (timeouts at elapsed time), its status. */
 export const PING_EVENTS: Readonly<
@@ -140,7 +141,7 @@ export function environmentConfigs(
         };
       }),
     },
-    { env: { ISA_RULE_TEST_KEY: 'rule-test-key' } },
+    { checks: CHECK_LIST, env: { ISA_RULE_TEST_KEY: 'rule-test-key' } },
   );
   if (!loaded.ok) throw new Error(`scenario environments: ${formatProblems(loaded.problems)}`);
   return loaded.config.environments;

@@ -32,6 +32,7 @@ import {
   type SeriesIdentity,
   type Series,
 } from './series-encoding.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 /** Sample names a rules file reads: only those can change a rule's result. */
 export function namesReadByRules(rulesText: string): Set<string> {
@@ -70,7 +71,8 @@ async function recordMonitor(
   const configs = environmentConfigs(scenario.environments);
   // Series exist only for the checks an environment runs, as in the daemon.
   const metrics = createMetrics({
-    environments: configs.map(metricsEnvironmentOf),
+    checks: CHECK_LIST,
+    environments: configs.map((env) => metricsEnvironmentOf(env, CHECK_LIST)),
     build: { version: '0.0.0', revision: 'test', nodejs: process.version },
     collectDefaultMetrics: false,
     location: where.location ?? null,

@@ -1,10 +1,18 @@
 /**
- * The check registry: adding a check is one file in `checks/` plus one line in `CHECK_LIST`.
- * Every generic layer (config, runner, environment, scheduler, metrics, status, CLI) iterates this
- * list; the order here is the order of config sections, schedules and documents.
+ * The check registry and the composition root: adding a check is one folder in `checks/` plus one
+ * line in `CHECK_LIST`. The entry points (the CLI, the measurement worker) and the tools that
+ * generate from the checks (rules, dashboards, docs) import it and hand the list to the generic
+ * layers (config, environment, scheduler, metrics, server), which never import it
+ * (docs/architecture.md, "The composition root"). The order here is the order of config
+ * sections, schedules and documents.
  */
 import { analyticsCheck } from './analytics/index.js';
-import type { AnyCheck } from '../kernel/check.js';
+import { summaryKeysOf, type AnyCheck } from '../kernel/check.js';
+import {
+  metricCatalog,
+  type CONTROL_METRICS,
+  type UNIVERSAL_METRICS,
+} from '../metrics/definitions.js';
 import { coverageCheck } from './coverage/index.js';
 import { lifecycleCheck } from './lifecycle/index.js';
 import { pingCheck } from './ping/index.js';
@@ -49,6 +57,9 @@ export type CheckConfigs = {
 };
 
 /** The summary keys of every registered check: each check's document carries them all. */
-export const SUMMARY_KEYS: readonly string[] = [
-  ...new Set(CHECK_LIST.flatMap((check) => check.summaryKeys)),
-];
+export const SUMMARY_KEYS: readonly string[] = summaryKeysOf(CHECK_LIST);
+
+/** Every metric of this build by key, typed: for the dashboards, the rules and the tests. */
+export const METRICS = metricCatalog(CHECK_LIST).definitions as typeof UNIVERSAL_METRICS &
+  typeof CONTROL_METRICS &
+  CheckMetricDefinitions;

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import type { AnyCheck, CheckLogger, CheckResult } from '../kernel/check.js';
-import { CHECK_LIST, CHECK_NAMES, findCheck } from '../checks/index.js';
+import { CHECK_LIST, CHECK_NAMES, SUMMARY_KEYS, findCheck } from '../checks/index.js';
 import { withFields } from '../kernel/logger.js';
 import {
   formatProblems,
@@ -84,7 +84,11 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   }
   io.out(
     values.json
-      ? JSON.stringify({ ...toCheckJson(result), retry_after_seconds: retryAfterSeconds }, null, 2)
+      ? JSON.stringify(
+          { ...toCheckJson(result, SUMMARY_KEYS), retry_after_seconds: retryAfterSeconds },
+          null,
+          2,
+        )
       : formatTrace(result, check, environment),
   );
   return result.outcome === 'pass' ? EXIT.ok : EXIT.checkFailed;
@@ -99,6 +103,7 @@ async function runOnce(
 ): Promise<{ result: CheckResult; retryAfterMs: number }> {
   const ledger = await SessionLedger.open(stateFile);
   const runtime = new EnvironmentRuntime(environment, {
+    checks: CHECK_LIST,
     ledger,
     userAgent: `isa-monitor/${VERSION}`,
     log,
@@ -134,7 +139,7 @@ function configFromFile(values: Flags, io: CliIO): LoadResult {
   if (!configFile && !io.env['ISA_ENVIRONMENTS']) {
     throw new UsageError('check needs --config FILE (or ISA_MONITOR_CONFIG), or --base-url URL');
   }
-  return loadConfig({ configFile, env: io.env, cwd: io.cwd });
+  return loadConfig({ checks: CHECK_LIST, configFile, env: io.env, cwd: io.cwd });
 }
 
 function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult {
@@ -171,7 +176,7 @@ function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult 
       },
     ],
   };
-  return validateConfigDocument(document, { env: io.env, cwd: io.cwd });
+  return validateConfigDocument(document, { checks: CHECK_LIST, env: io.env, cwd: io.cwd });
 }
 
 function formatTrace(result: CheckResult, check: AnyCheck, environment: EnvironmentConfig): string {

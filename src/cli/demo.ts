@@ -3,6 +3,7 @@
  * on short intervals, so every panel and alert has something to show within minutes.
  */
 import { randomBytes } from 'node:crypto';
+import { CHECK_LIST } from '../checks/index.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -73,7 +74,7 @@ export async function startDemo(
         },
       })),
     },
-    { env: keyEnv },
+    { checks: CHECK_LIST, env: keyEnv },
   );
   // A deprecated key in the demo's own configuration is a mistake here, not a user's to fix.
   const problems = loaded.ok ? loaded.warnings : loaded.problems;

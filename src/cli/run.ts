@@ -1,4 +1,5 @@
 import type { DestinationStream, Logger } from 'pino';
+import { CHECK_LIST } from '../checks/index.js';
 import { formatProblems, isDemoMode, loadConfig, type MonitorConfig } from '../config/index.js';
 import { startDaemon } from '../daemon.js';
 import { createLogger, holdLines, standardDestination, type HeldDestination } from '../logging.js';
@@ -47,7 +48,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     config = demo.config;
     logger = createLogger({ level, secrets: demo.apiKeys, destination: held });
   } else {
-    const loaded = loadConfig({ configFile, env: io.env, cwd: io.cwd });
+    const loaded = loadConfig({ checks: CHECK_LIST, configFile, env: io.env, cwd: io.cwd });
     if (!loaded.ok) {
       io.err(`configuration invalid: ${loaded.problems.length} problem(s)`);
       io.err(formatProblems(loaded.problems));
@@ -69,7 +70,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
 
   let daemon;
   try {
-    daemon = await startDaemon({ config, logger, build: buildInfo() });
+    daemon = await startDaemon({ checks: CHECK_LIST, config, logger, build: buildInfo() });
   } catch (err) {
     held?.release();
     logger.error({ err }, 'could not start');

@@ -1,4 +1,5 @@
 import { formatProblems, loadConfig } from '../config/index.js';
+import { CHECK_LIST } from '../checks/index.js';
 import { COMMAND_USAGE } from './usage.js';
 import { EXIT, parse, UsageError, type CliIO } from './io.js';
 
@@ -11,7 +12,7 @@ export function validateConfigCommand(args: string[], io: CliIO): number {
   }
   const configFile = values.config ?? io.env['ISA_MONITOR_CONFIG'];
   if (!configFile) throw new UsageError('validate-config needs --config FILE');
-  const loaded = loadConfig({ configFile, env: io.env, cwd: io.cwd });
+  const loaded = loadConfig({ checks: CHECK_LIST, configFile, env: io.env, cwd: io.cwd });
   if (!loaded.ok) {
     io.err(`${configFile}: ${loaded.problems.length} problem(s)`);
     io.err(formatProblems(loaded.problems));

@@ -8,20 +8,25 @@
  * plus five paced requests). A warning, not an error: a configuration that was valid stays
  * valid, and a run whose API answers sooner than the worst case may still fit.
  */
-import { CHECK_LIST } from '../checks/index.js';
+import type { AnyCheck } from '../kernel/check.js';
 import { REFILL_HEADROOM } from '../limits/request-budget.js';
 import type { ConfigProblem } from './problems.js';
 import { sectionOf, type CheckConfigBase, type CheckSection } from './section.js';
 import type { EnvironmentConfig } from './index.js';
 
 /** The configuration's budget warnings, one per check whose run cannot fit, in every environment. */
-export function budgetWarnings(environments: readonly EnvironmentConfig[]): ConfigProblem[] {
+export function budgetWarnings(
+  environments: readonly EnvironmentConfig[],
+  checks: readonly AnyCheck[],
+): ConfigProblem[] {
   return environments.flatMap((env, index) => {
-    const sections = CHECK_LIST.map((check) => ({
-      check,
-      section: check.config as unknown as CheckSection,
-      config: sectionOf(env, check) as CheckConfigBase,
-    })).filter(({ config }) => config.enabled);
+    const sections = checks
+      .map((check) => ({
+        check,
+        section: check.config as unknown as CheckSection,
+        config: sectionOf(env, check) as CheckConfigBase,
+      }))
+      .filter(({ config }) => config.enabled);
     const firstPerSecond = sections.reduce(
       (sum, { section, config }) => sum + (section.firstRequestsPerSecond?.(config) ?? 0),
       0,

@@ -3,7 +3,7 @@
  * file, the file-less configuration (`ISA_ENVIRONMENTS` plus `ISA_<NAME>_*`), and the demo-mode
  * rule. An empty variable counts as unset, as in `FOO=` lines of env files and compose files.
  */
-import { CHECK_LIST } from '../checks/index.js';
+import type { AnyCheck } from '../kernel/check.js';
 import { formatKeyPath, type ConfigProblem } from './problems.js';
 
 /** Names the configuration file (the `--config` option wins). */
@@ -31,12 +31,14 @@ export const OVERRIDES: readonly Override[] = [
   { variable: 'ISA_MONITOR_SHUTDOWN_TIMEOUT', path: ['shutdown_timeout'], convert: (t) => t },
 ];
 
-/** The sections the registered checks need in a file-less configuration. */
-const FILELESS_SECTIONS: Record<string, unknown> = Object.fromEntries(
-  CHECK_LIST.flatMap((check) =>
-    check.config.fileless ? [[check.name, structuredClone(check.config.fileless)]] : [],
-  ),
-);
+/** The sections `checks` need in a file-less configuration. */
+function filelessSections(checks: readonly AnyCheck[]): Record<string, unknown> {
+  return Object.fromEntries(
+    checks.flatMap((check) =>
+      check.config.fileless ? [[check.name, structuredClone(check.config.fileless)]] : [],
+    ),
+  );
+}
 
 /** A variable's value, with empty treated as unset. */
 export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -91,6 +93,7 @@ export function applyOverrides(raw: unknown, env: NodeJS.ProcessEnv, origins: Or
 export function documentFromEnv(
   env: NodeJS.ProcessEnv,
   origins: Origins,
+  checks: readonly AnyCheck[],
 ): { raw: Record<string, unknown>; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [];
   const names = (envValue(env, ENVIRONMENTS_VAR) ?? '')
@@ -105,7 +108,7 @@ export function documentFromEnv(
       name,
       base_url: envValue(env, `${prefix}_BASE_URL`),
       // What a check needs to run without a file (e.g. the lifecycle check's address).
-      ...FILELESS_SECTIONS,
+      ...filelessSections(checks),
     };
     origins.set(at('name'), ENVIRONMENTS_VAR);
     origins.set(at('base_url'), `${prefix}_BASE_URL`);

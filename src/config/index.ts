@@ -29,7 +29,7 @@ import {
 } from './schema.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedText } from './files.js';
 import { describeFileError, type ApiKeySource } from './secrets.js';
-import { CHECK_LIST, type CheckConfigs } from '../checks/index.js';
+import type { AnyCheck } from '../kernel/check.js';
 import { budgetWarnings } from './budget-fit.js';
 import { maintenanceWarnings, toMaintenanceWindows } from './maintenance.js';
 import type { MaintenanceWindow } from '../maintenance/windows.js';
@@ -42,8 +42,11 @@ export { isDemoMode, defaultApiKeyEnv } from './env.js';
 export { DEFAULTS, LOG_LEVELS } from './schema.js';
 export { sectionOf } from './section.js';
 
-/** The settings of one watched environment: its own, then one section per registered check. */
-export type EnvironmentConfig = EnvironmentSettings & CheckConfigs;
+/**
+ * The settings of one watched environment: its own, then one section per check, under the check's
+ * name; `sectionOf(environment, check)` reads a check's section with its type.
+ */
+export type EnvironmentConfig = EnvironmentSettings & { readonly [check: string]: unknown };
 
 export interface EnvironmentSettings {
   name: string;
@@ -95,6 +98,8 @@ export type LoadResult =
   | { ok: false; problems: ConfigProblem[] };
 
 export interface LoadOptions {
+  /** The checks of this build, from the composition root (`checks/index.ts`). */
+  checks: readonly AnyCheck[];
   /** The `--config` option; wins over `ISA_MONITOR_CONFIG`. */
   configFile?: string;
   env: NodeJS.ProcessEnv;
@@ -139,6 +144,7 @@ export function loadConfig(opts: LoadOptions): LoadResult {
             },
           ];
     return parseText(text, {
+      checks: opts.checks,
       env: opts.env,
       cwd,
       readFile,
@@ -157,10 +163,10 @@ export function loadConfig(opts: LoadOptions): LoadResult {
     ]);
   }
   const origins: Origins = new Map();
-  const fromEnv = documentFromEnv(opts.env, origins);
+  const fromEnv = documentFromEnv(opts.env, origins, opts.checks);
   return validate(
     fromEnv.raw,
-    { env: opts.env, cwd, readFile, baseDir: cwd, now: opts.now },
+    { checks: opts.checks, env: opts.env, cwd, readFile, baseDir: cwd, now: opts.now },
     origins,
     fromEnv.problems,
   );
@@ -174,6 +180,7 @@ export function loadConfig(opts: LoadOptions): LoadResult {
 export function parseConfigText(
   text: string,
   opts: {
+    checks: readonly AnyCheck[];
     env: NodeJS.ProcessEnv;
     cwd?: string;
     readFile?: (path: string) => string;
@@ -183,6 +190,7 @@ export function parseConfigText(
 ): LoadResult {
   const cwd = opts.cwd ?? process.cwd();
   return parseText(text, {
+    checks: opts.checks,
     env: opts.env,
     cwd,
     now: opts.now,
@@ -193,6 +201,7 @@ export function parseConfigText(
 }
 
 interface Context {
+  checks: readonly AnyCheck[];
   env: NodeJS.ProcessEnv;
   cwd: string;
   readFile: (path: string) => string;
@@ -246,12 +255,17 @@ function yamlMessage(error: { code: string; message: string }): string {
  */
 export function validateConfigDocument(
   raw: unknown,
-  opts: { env: NodeJS.ProcessEnv; cwd?: string; readFile?: (path: string) => string },
+  opts: {
+    checks: readonly AnyCheck[];
+    env: NodeJS.ProcessEnv;
+    cwd?: string;
+    readFile?: (path: string) => string;
+  },
 ): LoadResult {
   const cwd = opts.cwd ?? process.cwd();
   return validate(
     raw,
-    { env: opts.env, cwd, readFile: opts.readFile ?? readUtf8, baseDir: cwd },
+    { checks: opts.checks, env: opts.env, cwd, readFile: opts.readFile ?? readUtf8, baseDir: cwd },
     new Map(),
     [],
   );
@@ -275,7 +289,7 @@ function validate(
   }
   if (earlier.length > 0) return failure(earlier);
   const config = toMonitorConfig(parsed.data, { secrets, trust }, ctx, origins);
-  const deprecated = deprecations(parsed.data).map((p) => ({
+  const deprecated = deprecations(parsed.data, ctx.checks).map((p) => ({
     ...p,
     path: origins.get(p.path) ?? p.path,
   }));
@@ -285,17 +299,17 @@ function validate(
     config,
     warnings: [
       ...deprecated,
-      ...budgetWarnings(config.environments),
+      ...budgetWarnings(config.environments, ctx.checks),
       ...maintenanceWarnings(config.environments, nowMs),
     ],
   };
 }
 
 /** Every deprecated key set in a check section of an environment, with its key path. */
-function deprecations(doc: ConfigDocument): ConfigProblem[] {
+function deprecations(doc: ConfigDocument, checks: readonly AnyCheck[]): ConfigProblem[] {
   return doc.environments.flatMap((env, index) => {
     const sections = env as unknown as Record<string, unknown>;
-    return CHECK_LIST.flatMap((check) =>
+    return checks.flatMap((check) =>
       check.config.deprecations(sections[check.name]).map(({ key, message }) => ({
         path: formatKeyPath(['environments', index, check.name, key]),
         message,
@@ -348,8 +362,8 @@ function toMonitorConfig(
       };
       const sections = env as unknown as Record<string, unknown>;
       const checks = Object.fromEntries(
-        CHECK_LIST.map((check) => [check.name, check.config.toConfig(sections[check.name])]),
-      ) as CheckConfigs;
+        ctx.checks.map((check) => [check.name, check.config.toConfig(sections[check.name])]),
+      );
       return { ...settings, ...checks };
     }),
   };

@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { CHECK_LIST } from '../checks/index.js';
+import type { AnyCheck } from '../kernel/check.js';
 import { formatDuration } from './duration.js';
 import { maintenanceSchema } from './maintenance.js';
 import { defaultApiKeyEnv } from './env.js';
@@ -48,6 +48,8 @@ export const DEFAULTS = {
 export const LOCATION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export interface SchemaContext {
+  /** The checks of this build, from the composition root: one section each (docs/architecture.md). */
+  checks: readonly AnyCheck[];
   env: NodeJS.ProcessEnv;
   /** Relative `api_key_file` and `ca_file` paths resolve against this (the config file's directory). */
   baseDir: string;
@@ -148,11 +150,6 @@ const thresholdsSchema = z
     greaterThan(v, ctx, 'critical', 'warning', 'thresholds');
   }, WHEN_MAPPING);
 
-/** One section per registered check, under its name, defaulting to an empty mapping. */
-const checkSectionsShape = Object.fromEntries(
-  CHECK_LIST.map((check) => [check.name, check.config.schema.prefault({})]),
-);
-
 /**
  * The configuration schema for one load, and the side tables where the API-key rule leaves each
  * environment's resolved key (keyed by the parsed environment object, which is what the parse
@@ -162,6 +159,10 @@ const checkSectionsShape = Object.fromEntries(
 export function buildConfigSchema(ctx: SchemaContext) {
   const secrets = new WeakMap<object, ResolvedSecret>();
   const trust = new WeakMap<object, ResolvedTrust>();
+  // One section per check, under its name, defaulting to an empty mapping.
+  const checkSectionsShape = Object.fromEntries(
+    ctx.checks.map((check) => [check.name, check.config.schema.prefault({})]),
+  );
 
   const environmentSchema = z
     .strictObject({
@@ -193,7 +194,7 @@ export function buildConfigSchema(ctx: SchemaContext) {
     })
     .superRefine((value, issues) => {
       const v = value as Loose;
-      checkBudget(v, issues);
+      checkBudget(v, issues, ctx.checks);
       const secret = resolveSecret(v, issues, ctx);
       if (secret) secrets.set(value, secret);
       const authorities = resolveTrust(v, issues, ctx);
@@ -259,10 +260,10 @@ export type ConfigDocument = z.output<ReturnType<typeof buildConfigSchema>['sche
  * The request budget must let the most frequent request of every enabled check go out on schedule
  * (e.g. one ping per ping interval, one poll per lifecycle poll interval).
  */
-function checkBudget(v: Loose, issues: Issues): void {
+function checkBudget(v: Loose, issues: Issues, checks: readonly AnyCheck[]): void {
   const budget = v['request_budget_per_second'];
   if (typeof budget !== 'number' || !(budget > 0)) return;
-  const gaps = CHECK_LIST.flatMap((check) => check.config.requestGaps(asLoose(v[check.name])));
+  const gaps = checks.flatMap((check) => check.config.requestGaps(asLoose(v[check.name])));
   const tightest = gaps.sort((a, b) => a.ms - b.ms)[0];
   if (!tightest || tightest.ms === 0 || budget * tightest.ms >= 1000 - 1e-9) return;
   const needed = Math.ceil((1000 / tightest.ms) * 1000) / 1000;

@@ -130,13 +130,11 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
  * not beside the loader in `index.ts`, so the measurement worker, which receives its
  * configuration ready-made, loads none of the loader's modules (the YAML parser among them).
  */
-export function sectionOf(
+export function sectionOf<Config extends CheckConfigBase = CheckConfigBase>(
   environment: EnvironmentConfig,
-  check: { name: string },
-): CheckConfigBase {
-  const section = (environment as unknown as Record<string, CheckConfigBase | undefined>)[
-    check.name
-  ];
+  check: { name: string; config?: CheckSection<Config> },
+): Config {
+  const section = (environment as unknown as Record<string, Config | undefined>)[check.name];
   if (section === undefined) throw new Error(`internal: no config section for check ${check.name}`);
   return section;
 }

@@ -372,3 +372,11 @@ export function isCheck(value: unknown): value is AnyCheck {
 export function createsSessions(checks: readonly AnyCheck[]): boolean {
   return checks.some((check) => check.createsSessions === true);
 }
+
+/**
+ * The summary keys of `checks`, each once, in their order: every check's document carries them
+ * all (null where another check's), so the JSON shape is the same for every check.
+ */
+export function summaryKeysOf(checks: readonly AnyCheck[]): readonly string[] {
+  return [...new Set(checks.flatMap((check) => check.summaryKeys))];
+}

@@ -4,9 +4,8 @@
  * (serving /metrics, logging) cannot delay a probe or its timestamps; `inline` mode runs it on the
  * calling thread for benchmarks and tests.
  */
-import { createsSessions, type CheckLogger } from '../kernel/check.js';
+import { createsSessions, type AnyCheck, type CheckLogger } from '../kernel/check.js';
 import { watchCallsInFlight } from '../api/client.js';
-import { CHECK_LIST } from '../checks/index.js';
 import { withFields } from '../kernel/logger.js';
 import { startControlProbe } from '../control/probe.js';
 import { EnvironmentRuntime } from '../environment.js';
@@ -26,6 +25,8 @@ export interface MeasurementEngine {
 }
 
 export interface EngineOptions {
+  /** The checks of this build, from the composition root (`checks/index.ts`). */
+  checks: readonly AnyCheck[];
   /** Called just before each scheduled run (the worker collects its young generation). */
   prepareRun?: () => void;
 }
@@ -38,8 +39,9 @@ export interface EngineOptions {
 export async function startEngine(
   init: MeasurementInit,
   emit: (event: MeasurementEvent) => void,
-  options: EngineOptions = {},
+  options: EngineOptions,
 ): Promise<MeasurementEngine> {
+  const { checks } = options;
   const log = eventLogger(emit);
   const ledger = await SessionLedger.open(init.config.stateFile);
   ledger.onChange((environment, count) => emit({ type: 'sessions_open', environment, count }));
@@ -63,6 +65,7 @@ export async function startEngine(
   const environments = init.config.environments.map(
     (config) =>
       new EnvironmentRuntime(config, {
+        checks,
         ledger,
         userAgent: init.userAgent,
         log: withFields(log, { environment: config.name }),
@@ -79,14 +82,14 @@ export async function startEngine(
   // held sessions or create intents at start-up (an earlier configuration's, closed or reported
   // by the sweep below). Only these carry the session metrics (docs/metrics.md).
   for (const env of environments) {
-    const enabled = CHECK_LIST.filter((check) => env.section(check).enabled);
+    const enabled = checks.filter((check) => env.section(check).enabled);
     if (createsSessions(enabled) || ledger.namedAtOpen.has(env.name))
       emit({ type: 'sessions_open', environment: env.name, count: ledger.count(env.name) });
   }
 
   const scheduler = new Scheduler({
     environments,
-    checks: CHECK_LIST,
+    checks,
     log,
     onResult: (result) => emit({ type: 'result', result }),
     onSkip: (environment, check, reason) => emit({ type: 'skip', environment, check, reason }),

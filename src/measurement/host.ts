@@ -7,6 +7,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { MeasurementCommand, MeasurementEvent, MeasurementInit } from './messages.js';
+import type { AnyCheck } from '../kernel/check.js';
 
 export interface MeasurementHost {
   /** Stops scheduling, lets runs finish (bounded), closes sessions; resolves when all is done. */
@@ -43,18 +44,23 @@ export const WORKER_V8_FLAGS = [
   '--liftoff-only',
 ] as const;
 
+/**
+ * Where the engine runs. A worker's entry (`worker.ts`, or a test's own to exercise failures)
+ * imports the checks itself, since functions cannot cross to it; inline, the caller hands them.
+ */
+export type MeasurementStart =
+  { mode: 'worker'; entry?: URL | undefined } | { mode: 'inline'; checks: readonly AnyCheck[] };
+
 /** Starts the engine; `onEvent` receives every event on the calling thread. */
 export async function startMeasurement(
   init: MeasurementInit,
   onEvent: (event: MeasurementEvent) => void,
-  mode: MeasurementMode = 'worker',
-  /** The worker's entry module; tests pass their own to exercise failures. */
-  entry?: URL,
+  how: MeasurementStart = { mode: 'worker' },
 ): Promise<MeasurementHost> {
-  if (mode === 'inline') {
+  if (how.mode === 'inline') {
     // Loaded only inline: in worker mode the main thread holds no API client, scheduler or checks.
     const { startEngine } = await import('./engine.js');
-    const engine = await startEngine(init, onEvent);
+    const engine = await startEngine(init, onEvent, { checks: how.checks });
     return {
       async stop(graceMs) {
         await engine.stop(graceMs);
@@ -62,7 +68,7 @@ export async function startMeasurement(
       },
     };
   }
-  return startWorker(init, onEvent, entry ?? workerEntry());
+  return startWorker(init, onEvent, how.entry ?? workerEntry());
 }
 
 function startWorker(

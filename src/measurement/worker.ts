@@ -1,5 +1,10 @@
-/** Worker-thread entry: runs the measurement engine and relays its events to the main thread. */
+/**
+ * Worker-thread entry: runs the measurement engine and relays its events to the main thread. An
+ * entry point, like the CLI: it hands the engine the checks of the registry, which functions
+ * cannot cross a thread to receive (docs/architecture.md, "The composition root").
+ */
 import { parentPort, workerData } from 'node:worker_threads';
+import { CHECK_LIST } from '../checks/index.js';
 import { startEngine } from './engine.js';
 import type { MeasurementCommand, MeasurementEvent, MeasurementInit } from './messages.js';
 import { youngGenerationCollector } from './young-generation.js';
@@ -11,6 +16,7 @@ const emit = (event: MeasurementEvent): void => port.postMessage(event);
 
 try {
   const engine = await startEngine(workerData as MeasurementInit, emit, {
+    checks: CHECK_LIST,
     prepareRun: youngGenerationCollector(),
   });
   port.on('message', (command: MeasurementCommand) => {

@@ -1,11 +1,12 @@
 /**
  * Every metric the monitor exports: name, help, type, labels and buckets. The universal metrics
  * (every check's runs, responses and contract checks; the monitor's own) are defined here; each
- * check defines its own metrics in its file, and `METRICS` merges them from the registry. The
- * registry, the recorder, the dashboards and the tests import names from here instead of retyping
- * strings. The set is a public contract (docs/metrics.md) pinned by a golden test.
+ * check defines its own metrics in its folder, and `metricCatalog` merges them for the checks it
+ * is handed (docs/architecture.md, "The composition root"). The registry, the recorder, the
+ * dashboards and the tests take names from here instead of retyping strings. The set is a public
+ * contract (docs/metrics.md) pinned by a golden test.
  */
-import { CHECK_LIST, CHECK_NAMES, type CheckMetricDefinitions } from '../checks/index.js';
+import type { AnyCheck } from '../kernel/check.js';
 import {
   CONTRACT_CHECKS,
   CONTRACT_RESULTS,
@@ -25,17 +26,10 @@ export const RUN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 90, 120
 /** Event-loop lag of the measurement thread: from timer resolution to a stalled second. */
 export const LAG_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1] as const;
 
-/** The skip reasons each check can meet: `ledger_unwritable` only where runs create sessions. */
-const SKIP_REASONS_BY_CHECK = Object.fromEntries(
-  CHECK_LIST.map((check) => [
-    check.name,
-    check.createsSessions === true
-      ? SKIP_REASONS
-      : SKIP_REASONS.filter((reason) => reason !== 'ledger_unwritable'),
-  ]),
-);
-
-/** Metrics every check has, and the monitor's own. */
+/**
+ * Metrics every check has, and the monitor's own. A `check` label's known values are the names of
+ * the checks a catalog is built for (`metricCatalog`), so they are left empty here.
+ */
 export const UNIVERSAL_METRICS = {
   contractChecks: {
     name: 'isa_contract_checks_total',
@@ -93,17 +87,18 @@ export const UNIVERSAL_METRICS = {
     help: 'Scheduled check runs that did not run, by reason.',
     type: 'counter',
     labels: ['environment', 'check', 'reason'],
-    knownValues: { check: CHECK_NAMES, reason: SKIP_REASONS },
+    knownValues: { check: [], reason: SKIP_REASONS },
     checkScoped: { check: 'name' },
-    // A run is skipped for an unwritable session ledger only if it creates sessions.
-    knownValuesBy: { reason: { by: 'check', values: SKIP_REASONS_BY_CHECK } },
+    // A run is skipped for an unwritable session ledger only if it creates sessions (the
+    // catalog lists each check's reasons).
+    knownValuesBy: { reason: { by: 'check', values: {} } },
   },
   checkRunsAbandoned: {
     name: 'isa_check_runs_abandoned_total',
     help: 'Check runs abandoned: still in flight past their deadline and their cleanups, aborted, and their sessions left to the reaper.',
     type: 'counter',
     labels: ['environment', 'check'],
-    knownValues: { check: CHECK_NAMES },
+    knownValues: { check: [] },
     checkScoped: { check: 'name' },
   },
   checkRuns: {
@@ -111,7 +106,7 @@ export const UNIVERSAL_METRICS = {
     help: 'Finished check runs by check and outcome (pass or fail).',
     type: 'counter',
     labels: ['environment', 'check', 'outcome'],
-    knownValues: { check: CHECK_NAMES, outcome: OUTCOMES },
+    knownValues: { check: [], outcome: OUTCOMES },
     // Not the ping's: its run is one request, isa_ping_attempts_total (Check.ownRunMetrics).
     checkScoped: { check: 'genericRuns' },
   },
@@ -120,7 +115,7 @@ export const UNIVERSAL_METRICS = {
     help: 'Duration of whole check runs, less their waits for request-budget tokens.',
     type: 'histogram',
     labels: ['environment', 'check'],
-    knownValues: { check: CHECK_NAMES },
+    knownValues: { check: [] },
     // Not the ping's: its run is one request, isa_ping_duration_seconds (Check.ownRunMetrics).
     checkScoped: { check: 'genericRuns' },
     buckets: RUN_BUCKETS,
@@ -130,7 +125,7 @@ export const UNIVERSAL_METRICS = {
     help: 'Time check runs waited for request-budget tokens (kept out of isa_check_duration_seconds).',
     type: 'counter',
     labels: ['environment', 'check'],
-    knownValues: { check: CHECK_NAMES },
+    knownValues: { check: [] },
     checkScoped: { check: 'name' },
   },
   measurementLag: {
@@ -179,25 +174,63 @@ export const CONTROL_METRICS = {
   },
 } as const satisfies Record<string, MetricDefinition>;
 
-/** Every metric: the universal ones, the control probe's and every registered check's own. */
-export const METRICS = Object.assign(
-  {},
-  UNIVERSAL_METRICS,
-  CONTROL_METRICS,
-  ...CHECK_LIST.map((check) => check.metrics),
-) as typeof UNIVERSAL_METRICS & typeof CONTROL_METRICS & CheckMetricDefinitions;
+/** The metrics of one build: the universal ones, the control probe's and the given checks' own. */
+export interface MetricCatalog {
+  /** The checks it was built for, in their order. */
+  readonly checks: readonly AnyCheck[];
+  /** Every definition by key (the universal ones with the checks' names as `check` values). */
+  readonly definitions: Readonly<Record<string, MetricDefinition>>;
+  /**
+   * The names of the metrics of checks' follow-up runs: zero-initialised only in environments
+   * where the check's follow-up policy is on (`Recorder.describeEnvironment`), not with the check.
+   */
+  readonly followUpNames: ReadonlySet<string>;
+  /** Which check owns each metric key; universal metrics have none. */
+  readonly owner: ReadonlyMap<string, string>;
+}
 
-export type MetricKey = keyof typeof METRICS;
+/** The keys of the metrics every build has (the universal and the control probe's). */
+export type MetricKey = keyof typeof UNIVERSAL_METRICS | keyof typeof CONTROL_METRICS;
 
-/**
- * The names of the metrics of checks' follow-up runs: zero-initialised only in environments where
- * the check's follow-up policy is on (`Recorder.describeEnvironment`), not with the check.
- */
-export const FOLLOW_UP_METRIC_NAMES: ReadonlySet<string> = new Set(
-  CHECK_LIST.flatMap((check) => (check.followUp?.metrics ?? []).map((def) => def.name)),
-);
-
-/** Which check owns each metric key; universal metrics have none. */
-export const METRIC_OWNER: ReadonlyMap<string, string> = new Map(
-  CHECK_LIST.flatMap((check) => Object.keys(check.metrics).map((key) => [key, check.name])),
-);
+/** The catalog of `checks`: what the registry creates and the recorder writes. */
+export function metricCatalog(checks: readonly AnyCheck[]): MetricCatalog {
+  const names = checks.map((check) => check.name);
+  // The skip reasons each check can meet: `ledger_unwritable` only where runs create sessions.
+  const skipReasons = Object.fromEntries(
+    checks.map((check) => [
+      check.name,
+      check.createsSessions === true
+        ? SKIP_REASONS
+        : SKIP_REASONS.filter((reason) => reason !== 'ledger_unwritable'),
+    ]),
+  );
+  const universal = Object.fromEntries(
+    Object.entries(UNIVERSAL_METRICS as Record<string, MetricDefinition>).map(([key, def]) => {
+      // The `check` label of the contract checks names a contract check, not a check.
+      const scope = def.checkScoped?.['check'];
+      if (scope !== 'name' && scope !== 'genericRuns') return [key, def];
+      const knownValuesBy =
+        def.knownValuesBy === undefined
+          ? {}
+          : { knownValuesBy: { reason: { by: 'check', values: skipReasons } } };
+      return [key, { ...def, knownValues: { ...def.knownValues, check: names }, ...knownValuesBy }];
+    }),
+  );
+  const definitions: Record<string, MetricDefinition> = { ...universal, ...CONTROL_METRICS };
+  for (const check of checks) {
+    for (const [key, def] of Object.entries(check.metrics)) {
+      if (key in definitions) throw new Error(`metric key ${key} of ${check.name} is taken`);
+      definitions[key] = def;
+    }
+  }
+  return {
+    checks,
+    definitions,
+    followUpNames: new Set(
+      checks.flatMap((check) => (check.followUp?.metrics ?? []).map((def) => def.name)),
+    ),
+    owner: new Map(
+      checks.flatMap((check) => Object.keys(check.metrics).map((key) => [key, check.name])),
+    ),
+  };
+}

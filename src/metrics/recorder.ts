@@ -8,12 +8,11 @@
  */
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { AnyCheck, CheckResult, FollowUpEvent, MetricSink } from '../kernel/check.js';
-import { CHECK_LIST, findCheck } from '../checks/index.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
 import type { SkipReason } from '../kernel/vocabulary.js';
 import { CONTROL_METRICS, type ControlResult } from './definitions.js';
 import type { MetricDefinition } from '../kernel/metric-definition.js';
-import { knownLabelSets, type Metrics } from './registry.js';
+import { handleOf, knownLabelSets, type Metrics } from './registry.js';
 
 type Handle = Counter<string> | Gauge<string> | Histogram<string>;
 
@@ -24,12 +23,15 @@ export class Recorder {
   /** The one series `setOnly` keeps, per environment and metric name. */
   private readonly only = new Map<string, Record<string, string>>();
 
+  /** The checks of the catalog the metrics were made from, by name. */
+  private readonly checks: ReadonlyMap<string, AnyCheck>;
+
   constructor(private readonly metrics: Metrics) {
-    const byKey = metrics as unknown as Record<string, Handle>;
-    for (const check of CHECK_LIST as readonly AnyCheck[]) {
+    this.checks = new Map(metrics.catalog.checks.map((check) => [check.name, check]));
+    for (const check of metrics.catalog.checks) {
       const own = new Map<string, Handle>();
       for (const [key, def] of Object.entries(check.metrics)) {
-        const handle = byKey[key];
+        const handle = handleOf(metrics, key);
         if (handle === undefined) throw new Error(`internal: no handle for metric ${def.name}`);
         own.set(def.name, handle);
       }
@@ -40,7 +42,7 @@ export class Recorder {
   /** Sets the configuration gauges of the checks enabled in `environment` (at start-up). */
   describeEnvironment(environment: EnvironmentConfig): void {
     const shared = { name: environment.name, thresholds: environment.thresholds };
-    for (const check of CHECK_LIST as readonly AnyCheck[]) {
+    for (const check of this.metrics.catalog.checks) {
       const config = sectionOf(environment, check);
       if (!config.enabled) continue;
       const sink = this.sink(check, environment.name);
@@ -70,12 +72,12 @@ export class Recorder {
     const m = this.metrics;
     const environment = result.environment;
     if (result.followUp === true) {
-      const check = findCheck(result.check);
+      const check = this.checks.get(result.check);
       if (check?.followUp === undefined || result.facts === null) return;
       check.followUp.record(result.facts, this.sink(check, environment), runTimes(result));
       return;
     }
-    const check = findCheck(result.check);
+    const check = this.checks.get(result.check);
     // A check whose own metrics count and time its runs (the ping) has no series of these two.
     if (check?.ownRunMetrics !== true) {
       m.checkRuns.inc({ environment, check: result.check, outcome: result.outcome });
@@ -100,7 +102,7 @@ export class Recorder {
 
   /** Records the start or end of a check's follow-up sequence (e.g. confirmation pings). */
   recordFollowUp(environment: string, check: string, event: FollowUpEvent): void {
-    const found = findCheck(check);
+    const found = this.checks.get(check);
     if (found?.followUp === undefined) return;
     found.followUp.recordSequence(event, this.sink(found, environment));
   }

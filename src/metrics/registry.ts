@@ -33,15 +33,14 @@ import heapSpacesSizeAndUsedCollector from 'prom-client/lib/metrics/heapSpacesSi
 import versionCollector from 'prom-client/lib/metrics/version.js';
 import gcCollector from 'prom-client/lib/metrics/gc.js';
 import { createsSessions, type AnyCheck } from '../kernel/check.js';
-import { CHECK_LIST } from '../checks/index.js';
 import { THRESHOLD_LEVELS, type LatencyThresholds } from '../kernel/latency.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
 import { PHASES, requestPhases } from '../kernel/vocabulary.js';
 import {
   CONTROL_METRICS,
-  FOLLOW_UP_METRIC_NAMES,
-  METRICS,
-  METRIC_OWNER,
+  UNIVERSAL_METRICS,
+  metricCatalog,
+  type MetricCatalog,
   type MetricDefinition,
   type MetricKey,
 } from './definitions.js';
@@ -79,8 +78,11 @@ export interface MetricsEnvironment {
  * its thresholds and ping timeout are bounds of the ping histograms, its base URL picks the
  * request phases (docs/metrics.md, "What exists from start-up").
  */
-export function metricsEnvironmentOf(env: EnvironmentConfig): MetricsEnvironment {
-  const enabled = CHECK_LIST.filter((check) => sectionOf(env, check).enabled);
+export function metricsEnvironmentOf(
+  env: EnvironmentConfig,
+  checks: readonly AnyCheck[],
+): MetricsEnvironment {
+  const enabled = checks.filter((check) => sectionOf(env, check).enabled);
   return {
     name: env.name,
     checks: enabled.map((c) => c.name),
@@ -97,7 +99,7 @@ export interface BuildInfo {
   nodejs: string;
 }
 
-type Definition<K extends MetricKey> = (typeof METRICS)[K];
+type Definition<K extends MetricKey> = (typeof UNIVERSAL_METRICS & typeof CONTROL_METRICS)[K];
 type LabelOf<K extends MetricKey> = Definition<K>['labels'][number];
 type HandleOf<K extends MetricKey> = Definition<K>['type'] extends 'counter'
   ? Counter<LabelOf<K>>
@@ -105,15 +107,31 @@ type HandleOf<K extends MetricKey> = Definition<K>['type'] extends 'counter'
     ? Gauge<LabelOf<K>>
     : Histogram<LabelOf<K>>;
 
-/** One typed prom-client handle per key of `METRICS`. */
+/** One typed prom-client handle per key of the metrics every build has. */
 export type MetricHandles = { readonly [K in MetricKey]: HandleOf<K> };
 
-/** The registry and a typed handle for every metric of `METRICS`. */
+/**
+ * The registry, a typed handle for every metric every build has, and the catalog it was made
+ * from; the checks' own handles are there too, by key, for the recorder's sinks (`handleOf`).
+ */
 export interface Metrics extends MetricHandles {
   readonly registry: Registry;
+  readonly catalog: MetricCatalog;
+}
+
+/** The handle of any metric of the catalog, by key (a check's own metrics among them). */
+export function handleOf(
+  metrics: Metrics,
+  key: string,
+): Counter<string> | Gauge<string> | Histogram<string> | undefined {
+  return (
+    metrics as unknown as Record<string, Counter<string> | Gauge<string> | Histogram<string>>
+  )[key];
 }
 
 export interface CreateMetricsOptions {
+  /** The checks of this build, from the composition root (`checks/index.ts`). */
+  checks: readonly AnyCheck[];
   environments: readonly MetricsEnvironment[];
   build: BuildInfo;
   /** Defaults to a new Registry; never the global one. */
@@ -147,8 +165,9 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
     throw new Error(`duplicate environment name for metrics: ${duplicate}`);
   }
 
+  const catalog = metricCatalog(opts.checks);
   const handles: Record<string, Counter<string> | Gauge<string> | Histogram<string>> = {};
-  for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
+  for (const [key, def] of Object.entries(catalog.definitions)) {
     // Without `control`, its families are kept out of the registry: absent, not empty. The
     // success gauge joins at the first probe (`Recorder.recordControlProbe`): prom-client would
     // export a label-less gauge as 0, a "failing" before anything was probed.
@@ -158,10 +177,10 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
       def,
       registered ? registry : null,
       opts.environments,
-      METRIC_OWNER.get(key),
+      catalog.owner.get(key),
     );
   }
-  const metrics = { registry, ...handles } as unknown as Metrics;
+  const metrics = { registry, catalog, ...handles } as unknown as Metrics;
 
   if (opts.collectDefaultMetrics ?? true) registerProcessMetrics(registry);
 
@@ -178,7 +197,7 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
     metrics.controlProbeDuration.zero({});
   }
   for (const env of opts.environments) {
-    const enabled = CHECK_LIST.filter((check) => env.checks?.includes(check.name) ?? true);
+    const enabled = opts.checks.filter((check) => env.checks?.includes(check.name) ?? true);
     zeroInitialise(metrics, env, enabled);
   }
   return metrics;
@@ -359,14 +378,15 @@ function zeroInitialise(
   if (sessions) metrics.syntheticSessionsOpen.set({ environment }, 0);
   // Outside a window until the daemon's first evaluation, which follows at once (daemon.ts).
   metrics.maintenanceActive.set({ environment }, 0);
-  for (const [key, def] of Object.entries(METRICS) as Array<[MetricKey, MetricDefinition]>) {
+  const { catalog } = metrics;
+  for (const [key, def] of Object.entries(catalog.definitions)) {
     if (def.type === 'gauge' || key in CONTROL_METRICS) continue;
     if (def.sessionsOnly === true && !sessions) continue;
     // Follow-up families start where the check's follow-up runs are on (the recorder does that).
-    if (FOLLOW_UP_METRIC_NAMES.has(def.name)) continue;
-    const owner = METRIC_OWNER.get(key);
+    if (catalog.followUpNames.has(def.name)) continue;
+    const owner = catalog.owner.get(key);
     if (owner !== undefined && !names.includes(owner)) continue;
-    const handle = metrics[key] as unknown as Counter<string> | Histogram<string>;
+    const handle = handleOf(metrics, key) as Counter<string> | Histogram<string>;
     for (const labels of knownLabelSets(def, [environment], vocabulary)) {
       if (handle instanceof Histogram) handle.zero(labels);
       else handle.inc(labels, 0);

@@ -66,7 +66,8 @@ export function createServerApp(opts: ServerAppOptions): Express {
   });
 
   pageRoutes(app, loadPage(opts.webRoot));
-  const history = opts.history ?? new RunHistory({ windowMs: 0, runs: 0, environments: [] });
+  const history =
+    opts.history ?? new RunHistory({ checks: [], windowMs: 0, runs: 0, environments: [] });
 
   const renderer = new MetricsRenderer(opts.registry);
   // Write the label text of every series once now, not in the first scrape: at 1000 environments
@@ -182,7 +183,11 @@ async function sendCompressible(
 function statusQuery(raw: Request['query'], status: StatusHistory): StatusQuery | QueryProblem {
   const params = singleParameters(raw, ['environment', 'check', 'outcome', 'limit'] as const);
   if (isProblem(params)) return params;
-  const scope = environmentAndCheck(params, (name) => status.hasEnvironment(name));
+  const scope = environmentAndCheck(
+    params,
+    (name) => status.hasEnvironment(name),
+    (name) => status.hasCheck(name),
+  );
   if (isProblem(scope)) return scope;
   const query: StatusQuery = { ...scope };
   if (params.outcome !== undefined) {
@@ -203,7 +208,11 @@ function statusQuery(raw: Request['query'], status: StatusHistory): StatusQuery 
 function historyQuery(raw: Request['query'], history: RunHistory): HistoryQuery | QueryProblem {
   const params = singleParameters(raw, ['environment', 'check', 'after', 'limit'] as const);
   if (isProblem(params)) return params;
-  const scope = environmentAndCheck(params, (name) => history.hasEnvironment(name));
+  const scope = environmentAndCheck(
+    params,
+    (name) => history.hasEnvironment(name),
+    (name) => history.hasCheck(name),
+  );
   if (isProblem(scope)) return scope;
   const query: HistoryQuery = { ...scope, limit: MAX_HISTORY_LIMIT };
   if (params.after !== undefined) {

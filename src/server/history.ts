@@ -6,9 +6,14 @@
  * `/api/history`, filterable by environment and check and incremental by sequence number.
  */
 import type { MaintenanceJson } from '../maintenance/watcher.js';
-import type { CheckResult, Details, PageView, Summary } from '../kernel/check.js';
-import { CHECK_LIST } from '../checks/index.js';
-import type { AnyCheck } from '../kernel/check.js';
+import {
+  summaryKeysOf,
+  type AnyCheck,
+  type CheckResult,
+  type Details,
+  type PageView,
+  type Summary,
+} from '../kernel/check.js';
 import { toCheckJson, type CheckJson } from './status.js';
 
 export interface HistoryEnvironment {
@@ -19,6 +24,8 @@ export interface HistoryEnvironment {
 }
 
 export interface RunHistoryOptions {
+  /** The checks of this build, from the composition root: how the page presents each. */
+  checks: readonly AnyCheck[];
   /** How far back samples reach; with the check's interval it sizes the sample ring. */
   windowMs: number;
   /** Full runs (with steps) kept per environment and check. */
@@ -127,7 +134,13 @@ export class RunHistory {
   private readonly environments = new Map<string, EnvironmentHistory>();
   private seq = 0;
 
+  /** The checks of this build, and every check's summary keys (each run carries them all). */
+  private readonly checks: readonly AnyCheck[];
+  private readonly summaryKeys: readonly string[];
+
   constructor(opts: RunHistoryOptions) {
+    this.checks = opts.checks;
+    this.summaryKeys = summaryKeysOf(opts.checks);
     this.windowMs = opts.windowMs;
     this.now = opts.now ?? Date.now;
     this.maintenance = opts.maintenance ?? (() => null);
@@ -170,6 +183,11 @@ export class RunHistory {
   }
 
   /** True when `environment` is configured. */
+  /** Whether `check` is a check of this build. */
+  hasCheck(check: string): boolean {
+    return this.checks.some((known) => known.name === check);
+  }
+
   hasEnvironment(environment: string): boolean {
     return this.environments.has(environment);
   }
@@ -193,7 +211,7 @@ export class RunHistory {
           samples: newest(samples, query.limit),
           runs: newest(runs, query.limit).map(({ seq, result }) => ({
             seq,
-            ...toCheckJson(result),
+            ...toCheckJson(result, this.summaryKeys),
             details: roundDetails(result.details ?? {}),
           })),
         };
@@ -213,7 +231,7 @@ export class RunHistory {
       generated_at: new Date(this.now()).toISOString(),
       seq: this.seq,
       window_ms: this.windowMs,
-      checks: (CHECK_LIST as readonly AnyCheck[])
+      checks: this.checks
         .filter((check) => query.check === undefined || query.check === check.name)
         .map((check) => ({
           name: check.name,

@@ -4,7 +4,6 @@
  * Problems name the parameter and what it takes, never echo the value that was sent.
  */
 import type { Request } from 'express';
-import { findCheck } from '../checks/index.js';
 
 /** A query the endpoint refuses: the status to answer and the message of the JSON error. */
 export interface QueryProblem {
@@ -48,12 +47,13 @@ export function limitParameter(value: string, max: number): number | QueryProble
 export function environmentAndCheck(
   params: { environment?: string; check?: string },
   hasEnvironment: (name: string) => boolean,
+  hasCheck: (name: string) => boolean,
 ): { environment?: string; check?: string } | QueryProblem {
   const { environment, check } = params;
   if (environment !== undefined && !hasEnvironment(environment)) {
     return { problem: 'no such environment', status: 404 };
   }
-  if (check !== undefined && findCheck(check) === undefined) {
+  if (check !== undefined && !hasCheck(check)) {
     return { problem: 'no such check', status: 404 };
   }
   return {

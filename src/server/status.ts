@@ -3,8 +3,7 @@
  * list of recent runs with their steps, in the shape of `check --json`. Failures are kept longer
  * than successes (more of them, for longer), because the failures are what on-call comes to read.
  */
-import type { CheckResult } from '../kernel/check.js';
-import { CHECK_NAMES, SUMMARY_KEYS } from '../checks/index.js';
+import { summaryKeysOf, type AnyCheck, type CheckResult } from '../kernel/check.js';
 import type { MaintenanceJson } from '../maintenance/watcher.js';
 
 /** One step of a run as `check --json` and `/api/status` print it. */
@@ -69,6 +68,8 @@ export interface StatusQuery {
 }
 
 export interface StatusHistoryOptions {
+  /** The checks of this build, from the composition root: their names and summary keys. */
+  checks: readonly AnyCheck[];
   /** Successful runs kept per environment and check; default 10. */
   successesPerCheck?: number;
   /** Failed runs kept per environment and check; default 50. */
@@ -103,14 +104,20 @@ export class StatusHistory {
   /** environment → check → history; insertion order is the order of the document. */
   private readonly histories = new Map<string, Map<string, History>>();
 
-  constructor(opts: StatusHistoryOptions = {}) {
+  /** Every check's summary keys: each run's document carries them all. */
+  private readonly summaryKeys: readonly string[];
+  private readonly checkNames: ReadonlySet<string>;
+
+  constructor(opts: StatusHistoryOptions) {
+    this.summaryKeys = summaryKeysOf(opts.checks);
+    this.checkNames = new Set(opts.checks.map((check) => check.name));
     this.successesPerCheck = nonNegative(opts.successesPerCheck ?? 10);
     this.failuresPerCheck = nonNegative(opts.failuresPerCheck ?? 50);
     this.failureMaxAgeMs = opts.failureMaxAgeMs ?? DAY_MS;
     this.now = opts.now ?? Date.now;
     this.maintenance = opts.maintenance ?? (() => null);
     for (const environment of opts.environments ?? []) {
-      for (const check of CHECK_NAMES) this.history(environment, check);
+      for (const check of this.checkNames) this.history(environment, check);
     }
   }
 
@@ -129,6 +136,11 @@ export class StatusHistory {
   }
 
   /** Whether `environment` is listed (configured, or has had a run). */
+  /** Whether `check` is a check of this build. */
+  hasCheck(check: string): boolean {
+    return this.checkNames.has(check);
+  }
+
   hasEnvironment(environment: string): boolean {
     return this.histories.has(environment);
   }
@@ -159,8 +171,8 @@ export class StatusHistory {
               : [...history.successes, ...history.failures];
         const runs = [...kept].sort((a, b) => b.startedAt - a.startedAt).slice(0, limit);
         byCheck[check] = {
-          last: history.last === null ? null : toCheckJson(history.last),
-          runs: runs.map(toCheckJson),
+          last: history.last === null ? null : toCheckJson(history.last, this.summaryKeys),
+          runs: runs.map((run) => toCheckJson(run, this.summaryKeys)),
         };
       }
       environments[environment] = byCheck;
@@ -191,14 +203,17 @@ export class StatusHistory {
   }
 }
 
-/** The contract's `check --json` document of one run (snake_case keys; no API keys anywhere). */
-export function toCheckJson(result: CheckResult): CheckJson {
+/**
+ * The contract's `check --json` document of one run (snake_case keys; no API keys anywhere), with
+ * every key of `summaryKeys` (`summaryKeysOf` the build's checks), null where the run has none.
+ */
+export function toCheckJson(result: CheckResult, summaryKeys: readonly string[]): CheckJson {
   return {
     check: result.check,
     environment: result.environment,
     outcome: result.outcome,
     reason: result.reason,
-    ...Object.fromEntries(SUMMARY_KEYS.map((key) => [key, result.summary[key] ?? null])),
+    ...Object.fromEntries(summaryKeys.map((key) => [key, result.summary[key] ?? null])),
     duration_ms: result.durationMs,
     started_at: isoTime(result.startedAt),
     steps: result.steps.map((step) => ({

@@ -4,7 +4,7 @@
  * the monitor exports, with the time constants they depend on kept in step.
  */
 import { describe, expect, it } from 'vitest';
-import { METRICS } from '../../src/metrics/definitions.js';
+import { METRICS } from '../../src/checks/index.js';
 import { parseDuration } from '../../scripts/rules/durations.js';
 import {
   CONTRACT_ALERTS,

@@ -7,7 +7,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHECKS } from '../../src/checks/index.js';
+import { CHECKS, CHECK_LIST } from '../../src/checks/index.js';
 import { LIFECYCLE_RESULTS } from '../../src/checks/lifecycle/index.js';
 import { PING_RESULTS } from '../../src/checks/ping/index.js';
 import { EnvironmentRuntime } from '../../src/environment.js';
@@ -203,6 +203,7 @@ export async function runResponseFuzz(opts: {
     });
   const runtimeFor = (name: string) =>
     new EnvironmentRuntime(envConfig(name), {
+      checks: CHECK_LIST,
       ledger,
       userAgent: 'isa-monitor/fuzz',
       log,

@@ -119,6 +119,7 @@ export async function runRetryAfterChaos(
       },
     });
     const runtime = new EnvironmentRuntime(config, {
+      checks: CHECK_LIST,
       ledger,
       userAgent: 'isa-monitor/chaos',
       log: captureLogger().log,

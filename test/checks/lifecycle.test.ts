@@ -19,6 +19,7 @@ import {
   type EnvironmentOverrides,
   type TestSimulator,
 } from '../support/harness.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 let sim: TestSimulator;
 let zip = 10000;
@@ -334,7 +335,13 @@ describe('lifecycle check', () => {
     });
     const { ledger } = await testRuntime(env);
     const log = { debug() {}, info() {}, warn() {}, error() {} };
-    const runtime = new EnvironmentRuntime(env, { ledger, userAgent: 'test', log, dispatcher });
+    const runtime = new EnvironmentRuntime(env, {
+      checks: CHECK_LIST,
+      ledger,
+      userAgent: 'test',
+      log,
+      dispatcher,
+    });
     const result = await runtime.run(lifecycleCheck);
     await runtime.close();
     await dispatcher.close();

@@ -3,7 +3,7 @@
  * registry (`src/checks/index.ts`). Every check folder is registered, and the generic layers
  * (runner, environment, scheduler, recorder, config, CLI, status, measurement) name no check.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -36,7 +36,7 @@ const MENTION = new RegExp(
 /** The folders of src/checks/ that hold a check (an `index.ts`); `shared/` holds their helpers. */
 function checkFolders(): string[] {
   return readdirSync(CHECKS_DIR).filter(
-    (name) => name !== 'shared' && statSync(join(CHECKS_DIR, name)).isDirectory(),
+    (name) => name !== 'shared' && existsSync(join(CHECKS_DIR, name, 'index.ts')),
   );
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { validateConfigCommand } from '../../src/cli/validate-config.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const ENV = { ISA_SANDBOX_API_KEY: 'sandbox-key-0123456789' };
 
@@ -36,7 +37,7 @@ const DEFAULTS = config(`lifecycle:
   addresses: [{ street1: 2 Pending Ave, zip: "80202" }]`);
 
 function load(text: string) {
-  return loadConfig({ configFile: 'c.yaml', env: ENV, readFile: () => text });
+  return loadConfig({ checks: CHECK_LIST, configFile: 'c.yaml', env: ENV, readFile: () => text });
 }
 
 describe('the lifecycle under the request budget', () => {

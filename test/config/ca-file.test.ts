@@ -9,6 +9,7 @@ import {
   type LoadResult,
 } from '../../src/config/index.js';
 import { generateCertificates } from '../../src/simulator/certificates.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const ENV = { ISA_PRODUCTION_API_KEY: 'prod-key' };
 
@@ -41,7 +42,7 @@ afterAll(() => {
 
 describe('environments[].ca_file', () => {
   it('is absent unless set', () => {
-    const result = parseConfigText(environment(), { env: ENV });
+    const result = parseConfigText(environment(), { checks: CHECK_LIST, env: ENV });
     expect(result.ok).toBe(true);
     expect(result.ok && result.config.environments[0]?.extraTrust).toBeUndefined();
   });
@@ -49,7 +50,11 @@ describe('environments[].ca_file', () => {
   it('reads every certificate of the file, relative to the config file, with its absolute path', () => {
     writeFileSync(join(dir, 'partner-ca.pem'), `# partner CAs\n${caPem}${otherCaPem}`);
     writeFileSync(join(dir, 'isa-monitor.yaml'), environment('ca_file: partner-ca.pem'));
-    const result = loadConfig({ configFile: join(dir, 'isa-monitor.yaml'), env: ENV });
+    const result = loadConfig({
+      checks: CHECK_LIST,
+      configFile: join(dir, 'isa-monitor.yaml'),
+      env: ENV,
+    });
     expect(result.ok).toBe(true);
     const trust = result.ok ? result.config.environments[0]?.extraTrust : undefined;
     expect(trust?.caFile).toBe(join(dir, 'partner-ca.pem'));
@@ -58,15 +63,23 @@ describe('environments[].ca_file', () => {
 
   it('is a problem with its key path when the file does not exist', () => {
     const missing = join(dir, 'nowhere', 'ca.pem');
-    expect(problems(parseConfigText(environment(`ca_file: ${missing}`), { env: ENV }))).toEqual([
-      `environments[0].ca_file: cannot read ${missing}: no such file or directory`,
-    ]);
+    expect(
+      problems(
+        parseConfigText(environment(`ca_file: ${missing}`), { checks: CHECK_LIST, env: ENV }),
+      ),
+    ).toEqual([`environments[0].ca_file: cannot read ${missing}: no such file or directory`]);
   });
 
   it('is a problem when the file holds no PEM certificate', () => {
     writeFileSync(join(dir, 'not-a-ca.pem'), 'just some text\n');
     expect(
-      problems(parseConfigText(environment('ca_file: not-a-ca.pem'), { env: ENV, cwd: dir })),
+      problems(
+        parseConfigText(environment('ca_file: not-a-ca.pem'), {
+          checks: CHECK_LIST,
+          env: ENV,
+          cwd: dir,
+        }),
+      ),
     ).toEqual([
       `environments[0].ca_file: file ${join(dir, 'not-a-ca.pem')} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
     ]);
@@ -78,7 +91,13 @@ describe('environments[].ca_file', () => {
       `${caPem}-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n`,
     );
     expect(
-      problems(parseConfigText(environment('ca_file: broken.pem'), { env: ENV, cwd: dir })),
+      problems(
+        parseConfigText(environment('ca_file: broken.pem'), {
+          checks: CHECK_LIST,
+          env: ENV,
+          cwd: dir,
+        }),
+      ),
     ).toEqual([
       `environments[0].ca_file: file ${join(dir, 'broken.pem')}: certificate 2 of 2 is not a valid X.509 certificate`,
     ]);
@@ -89,6 +108,7 @@ describe('environments[].ca_file', () => {
     expect(
       problems(
         parseConfigText(environment(`ca_file: ${missing}`, 'request_budget_per_second: 0'), {
+          checks: CHECK_LIST,
           env: {},
         }),
       ),
@@ -108,11 +128,19 @@ describe('environments[].ca_file', () => {
       ISA_PRODUCTION_BASE_URL: 'https://api.example.invalid',
       ISA_PRODUCTION_API_KEY: 'prod-key',
     };
-    const good = loadConfig({ env: { ...env, ISA_PRODUCTION_CA_FILE: 'env-ca.pem' }, cwd: dir });
+    const good = loadConfig({
+      checks: CHECK_LIST,
+      env: { ...env, ISA_PRODUCTION_CA_FILE: 'env-ca.pem' },
+      cwd: dir,
+    });
     expect(good.ok && good.config.environments[0]?.extraTrust?.certificates).toEqual([
       caPem.trim(),
     ]);
-    const bad = loadConfig({ env: { ...env, ISA_PRODUCTION_CA_FILE: 'none.pem' }, cwd: dir });
+    const bad = loadConfig({
+      checks: CHECK_LIST,
+      env: { ...env, ISA_PRODUCTION_CA_FILE: 'none.pem' },
+      cwd: dir,
+    });
     expect(problems(bad)).toEqual([
       `ISA_PRODUCTION_CA_FILE: cannot read ${join(dir, 'none.pem')}: no such file or directory`,
     ]);

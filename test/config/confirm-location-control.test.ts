@@ -4,6 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatProblems, parseConfigText, type MonitorConfig } from '../../src/config/index.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import { pingCheck } from '../../src/checks/ping/index.js';
+import { sectionOf } from '../../src/config/section.js';
 
 const ENV = { ISA_PRODUCTION_API_KEY: 'prod-key-1' };
 const ADDRESSES = 'lifecycle: { addresses: [{ street1: "123 Main St", zip: "80202" }] }';
@@ -20,19 +23,24 @@ function file(top: string[], ping: string[]): string {
 }
 
 function load(top: string[], ping: string[] = []): MonitorConfig {
-  const result = parseConfigText(file(top, ping), { env: ENV });
+  const result = parseConfigText(file(top, ping), { checks: CHECK_LIST, env: ENV });
   if (!result.ok) throw new Error(formatProblems(result.problems));
   return result.config;
 }
 
 function problems(top: string[], ping: string[] = []): string[] {
-  const result = parseConfigText(file(top, ping), { env: ENV });
+  const result = parseConfigText(file(top, ping), { checks: CHECK_LIST, env: ENV });
   return result.ok ? [] : formatProblems(result.problems).split('\n');
+}
+
+/** The ping section of the first environment. */
+function pingOf(config: MonitorConfig) {
+  return sectionOf(config.environments[0]!, pingCheck);
 }
 
 describe('ping.confirm', () => {
   it('is on by default: every 10 s, a 3 min window, 3 good pings', () => {
-    expect(load([]).environments[0]?.ping.confirm).toEqual({
+    expect(pingOf(load([])).confirm).toEqual({
       intervalMs: 10_000,
       windowMs: 180_000,
       successes: 3,
@@ -41,16 +49,16 @@ describe('ping.confirm', () => {
 
   it('reads every key, and enabled: false switches it off', () => {
     const ping = ['confirm: { interval: 5s, window: 2m, successes: 2 }'];
-    expect(load([], ping).environments[0]?.ping.confirm).toEqual({
+    expect(pingOf(load([], ping)).confirm).toEqual({
       intervalMs: 5_000,
       windowMs: 120_000,
       successes: 2,
     });
-    expect(load([], ['confirm: { enabled: false }']).environments[0]?.ping.confirm).toBeNull();
+    expect(pingOf(load([], ['confirm: { enabled: false }'])).confirm).toBeNull();
   });
 
   it('is off at its defaults when scheduled pings are as frequent as confirmation pings', () => {
-    expect(load([], ['interval: 10s', 'timeout: 2s']).environments[0]?.ping.confirm).toBeNull();
+    expect(pingOf(load([], ['interval: 10s', 'timeout: 2s'])).confirm).toBeNull();
   });
 
   it.each([
@@ -89,7 +97,7 @@ describe('ping.confirm', () => {
         '    base_url',
         '    request_budget_per_second: 0.2\n    base_url',
       ),
-      { env: ENV },
+      { checks: CHECK_LIST, env: ENV },
     );
     expect(result.ok ? '' : formatProblems(result.problems)).toBe(
       'environments[0].request_budget_per_second: must allow one request per ping.confirm.interval (2s): at least 0.5, got 0.2',

@@ -15,6 +15,9 @@ import {
 import { OVERRIDES } from '../../src/config/env.js';
 import { unwrapSchema } from '../../src/config/problems.js';
 import { buildConfigSchema } from '../../src/config/schema.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import { lifecycleCheck } from '../../src/checks/lifecycle/index.js';
+import { sectionOf } from '../../src/config/section.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DOC = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
@@ -33,6 +36,7 @@ describe('examples', () => {
       path === '/run/secrets/isa-sandbox-api-key' ? 'sandbox-key\n' : realRead(path);
     const config = valid(
       loadConfig({
+        checks: CHECK_LIST,
         configFile: 'examples/isa-monitor.yaml',
         env: { ISA_PRODUCTION_API_KEY: 'production-key' },
         cwd: ROOT,
@@ -49,6 +53,7 @@ describe('examples', () => {
   it('examples/simulator.yaml points both environments at the local simulator', () => {
     const config = valid(
       loadConfig({
+        checks: CHECK_LIST,
         configFile: 'examples/simulator.yaml',
         env: { ISA_SIMULATOR_API_KEY: 'dev-key' },
         cwd: ROOT,
@@ -60,7 +65,7 @@ describe('examples', () => {
     ]);
     for (const env of config.environments) {
       expect(env.apiKeySource).toEqual({ kind: 'env', name: 'ISA_SIMULATOR_API_KEY' });
-      expect(env.lifecycle.addresses).toEqual([
+      expect(sectionOf(env, lifecycleCheck).addresses).toEqual([
         { street1: '2 Pending Ave', zip: '80202', expect: 'available' },
         { street1: '3 No Service Rd', zip: '80202', expect: 'no_service' },
       ]);
@@ -71,7 +76,12 @@ describe('examples', () => {
 
 describe('docs/configuration.md', () => {
   it('documents every key the schema accepts, by its full path', () => {
-    const { schema } = buildConfigSchema({ env: {}, baseDir: '/', readFile: () => '' });
+    const { schema } = buildConfigSchema({
+      checks: CHECK_LIST,
+      env: {},
+      baseDir: '/',
+      readFile: () => '',
+    });
     const paths = keyPaths(schema, '');
     expect(paths.length).toBeGreaterThan(25);
     const missing = paths.filter((p) => !DOC.includes(`\`${p}\``));
@@ -94,7 +104,11 @@ describe('docs/configuration.md', () => {
   it('shows the error output the code really prints', () => {
     const input = blockAfter('<!-- error-example:input -->');
     const output = blockAfter('<!-- error-example:output -->');
-    const result = parseConfigText(input, { env: {}, source: 'isa-monitor.yaml' });
+    const result = parseConfigText(input, {
+      checks: CHECK_LIST,
+      env: {},
+      source: 'isa-monitor.yaml',
+    });
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : formatProblems(result.problems)).toBe(output.trimEnd());
   });

@@ -10,6 +10,10 @@ import {
   type LoadResult,
   type MonitorConfig,
 } from '../../src/config/index.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import { lifecycleCheck } from '../../src/checks/lifecycle/index.js';
+import { pingCheck } from '../../src/checks/ping/index.js';
+import { sectionOf } from '../../src/config/section.js';
 
 const MINIMAL = `
 environments:
@@ -54,7 +58,9 @@ const ANALYTICS_DEFAULTS = {
 
 describe('defaults', () => {
   it('fills every key the file leaves out', () => {
-    const config = ok(parseConfigText(MINIMAL, { env: KEYS, cwd: '/srv/monitor' }));
+    const config = ok(
+      parseConfigText(MINIMAL, { checks: CHECK_LIST, env: KEYS, cwd: '/srv/monitor' }),
+    );
     expect(config).toEqual({
       location: null,
       control: null,
@@ -146,7 +152,11 @@ environments:
         - { street1: "2 Pending Ave", street2: "Apt 4", city: Denver, state: CO, zip: "80202-1234", expect: no_service }
         - { street1: "3 Main St", city: Denver, state: CO, expect: any }
 `,
-        { env: { SANDBOX_EU_KEY: 'k', ISA_SANDBOX_EU_API_KEY: 'unused' }, cwd: '/srv' },
+        {
+          checks: CHECK_LIST,
+          env: { SANDBOX_EU_KEY: 'k', ISA_SANDBOX_EU_API_KEY: 'unused' },
+          cwd: '/srv',
+        },
       ),
     );
     expect(config.listen).toEqual({ host: '127.0.0.1', port: 0 });
@@ -209,7 +219,7 @@ environments:
       },
     });
     // Absent optional address fields stay absent, so the address is a session request as it is.
-    expect(Object.keys(env?.lifecycle.addresses[1] ?? {})).toEqual([
+    expect(Object.keys((env && sectionOf(env, lifecycleCheck).addresses[1]) ?? {})).toEqual([
       'street1',
       'expect',
       'city',
@@ -221,7 +231,7 @@ environments:
     const config = ok(
       parseConfigText(
         'environments:\n  - { name: production, base_url: "https://a.invalid", lifecycle: { enabled: false } }\n',
-        { env: KEYS },
+        { checks: CHECK_LIST, env: KEYS },
       ),
     );
     expect(config.environments[0]?.lifecycle).toMatchObject({ enabled: false, addresses: [] });
@@ -243,11 +253,16 @@ environments:
     thresholds: { warning: 800ms }
   - { name: staging, base_url: "https://c.invalid", api_key_env: ISA_SANDBOX_API_KEY, ping: *fast, lifecycle: { enabled: false } }
 `,
-        { env: KEYS },
+        { checks: CHECK_LIST, env: KEYS },
       ),
     );
     expect(
-      config.environments.map((e) => [e.name, e.baseUrl, e.ping.intervalMs, e.apiKey]),
+      config.environments.map((e) => [
+        e.name,
+        e.baseUrl,
+        sectionOf(e, pingCheck).intervalMs,
+        e.apiKey,
+      ]),
     ).toEqual([
       ['production', 'https://a.invalid', 30_000, 'prod-key'],
       ['sandbox', 'https://b.invalid', 30_000, 'sandbox-key'],
@@ -267,7 +282,7 @@ environments:
     lifecycle: { campaign_id: acme-synthetic, addresses: [{ street1: "1 Main St", zip: "80202" }] }
     analytics: { enabled: true, campaign_id: isa-monitor-synthetic }
 `,
-      { env: KEYS },
+      { checks: CHECK_LIST, env: KEYS },
     );
     const config = ok(result);
     expect(config.environments[0]?.analytics).toEqual({ ...ANALYTICS_DEFAULTS, enabled: true });
@@ -285,14 +300,14 @@ environments:
       problems(
         parseConfigText(
           'environments:\n  - { name: production, base_url: "https://a.invalid", lifecycle: { enabled: false }, analytics: { campaign_id: "" } }\n',
-          { env: KEYS },
+          { checks: CHECK_LIST, env: KEYS },
         ),
       ),
     ).toEqual(['environments[0].analytics.campaign_id: must not be empty']);
   });
 
   it('warn about nothing in a file without them', () => {
-    const result = parseConfigText(MINIMAL, { env: KEYS });
+    const result = parseConfigText(MINIMAL, { checks: CHECK_LIST, env: KEYS });
     expect(result.ok && result.warnings).toEqual([]);
   });
 });
@@ -300,17 +315,22 @@ environments:
 describe('config file', () => {
   it('is read from --config, relative to the working directory', () => {
     writeFileSync(join(dir, 'isa.yaml'), MINIMAL);
-    const config = ok(loadConfig({ configFile: 'isa.yaml', env: KEYS, cwd: dir }));
+    const config = ok(
+      loadConfig({ checks: CHECK_LIST, configFile: 'isa.yaml', env: KEYS, cwd: dir }),
+    );
     expect(config.environments.map((e) => e.name)).toEqual(['production']);
   });
 
   it('is named by ISA_MONITOR_CONFIG when there is no --config, and --config wins', () => {
     writeFileSync(join(dir, 'a.yaml'), MINIMAL);
     writeFileSync(join(dir, 'b.yaml'), MINIMAL.replace('production', 'sandbox'));
-    const fromVar = ok(loadConfig({ env: { ...KEYS, ISA_MONITOR_CONFIG: join(dir, 'a.yaml') } }));
+    const fromVar = ok(
+      loadConfig({ checks: CHECK_LIST, env: { ...KEYS, ISA_MONITOR_CONFIG: join(dir, 'a.yaml') } }),
+    );
     expect(fromVar.environments[0]?.name).toBe('production');
     const fromFlag = ok(
       loadConfig({
+        checks: CHECK_LIST,
         configFile: join(dir, 'b.yaml'),
         env: { ...KEYS, ISA_MONITOR_CONFIG: join(dir, 'a.yaml') },
       }),
@@ -319,10 +339,10 @@ describe('config file', () => {
   });
 
   it('reports a file that cannot be read, under the name it was given', () => {
-    expect(problems(loadConfig({ configFile: 'missing.yaml', env: KEYS, cwd: dir }))).toEqual([
-      'missing.yaml: cannot read the config file: no such file or directory',
-    ]);
-    expect(problems(loadConfig({ configFile: dir, env: KEYS }))).toEqual([
+    expect(
+      problems(loadConfig({ checks: CHECK_LIST, configFile: 'missing.yaml', env: KEYS, cwd: dir })),
+    ).toEqual(['missing.yaml: cannot read the config file: no such file or directory']);
+    expect(problems(loadConfig({ checks: CHECK_LIST, configFile: dir, env: KEYS }))).toEqual([
       `${dir}: cannot read the config file: is a directory`,
     ]);
   });
@@ -332,9 +352,9 @@ describe('config file', () => {
       join(dir, 'bad.yaml'),
       'environments:\n  - name: a\n  - name: a\nenvironments: []\n',
     );
-    expect(problems(loadConfig({ configFile: join(dir, 'bad.yaml'), env: KEYS }))).toEqual([
-      `${join(dir, 'bad.yaml')}:4:1: Map keys must be unique`,
-    ]);
+    expect(
+      problems(loadConfig({ checks: CHECK_LIST, configFile: join(dir, 'bad.yaml'), env: KEYS })),
+    ).toEqual([`${join(dir, 'bad.yaml')}:4:1: Map keys must be unique`]);
   });
 
   it('resolves relative state_file and api_key_file against the config file directory', () => {
@@ -350,7 +370,9 @@ environments:
     lifecycle: { enabled: false }
 `,
     );
-    const config = ok(loadConfig({ configFile: 'etc/isa.yaml', env: {}, cwd: dir }));
+    const config = ok(
+      loadConfig({ checks: CHECK_LIST, configFile: 'etc/isa.yaml', env: {}, cwd: dir }),
+    );
     expect(config.stateFile).toBe(join(dir, 'etc', 'state', 'sessions.json'));
     expect(config.environments[0]?.apiKey).toBe('file-key');
     expect(config.environments[0]?.apiKeySource).toEqual({
@@ -362,11 +384,13 @@ environments:
   it('refuses ISA_ENVIRONMENTS beside a file rather than ignoring one of them', () => {
     writeFileSync(join(dir, 'isa.yaml'), MINIMAL);
     const env = { ...KEYS, ISA_ENVIRONMENTS: 'sandbox' };
-    expect(problems(loadConfig({ configFile: join(dir, 'isa.yaml'), env }))).toEqual([
+    expect(
+      problems(loadConfig({ checks: CHECK_LIST, configFile: join(dir, 'isa.yaml'), env })),
+    ).toEqual([
       'ISA_ENVIRONMENTS: cannot be combined with a config file: list the environments in the file',
     ]);
     // Text given directly (e.g. built by the check command) is not a file choice; no conflict.
-    expect(parseConfigText(MINIMAL, { env }).ok).toBe(true);
+    expect(parseConfigText(MINIMAL, { checks: CHECK_LIST, env }).ok).toBe(true);
   });
 });
 
@@ -386,7 +410,12 @@ describe('ISA_MONITOR_* overrides', () => {
     );
     const cwd = join(dir, 'work');
     const config = ok(
-      loadConfig({ configFile: join(dir, 'isa.yaml'), env: { ...KEYS, ...OVERRIDES }, cwd }),
+      loadConfig({
+        checks: CHECK_LIST,
+        configFile: join(dir, 'isa.yaml'),
+        env: { ...KEYS, ...OVERRIDES },
+        cwd,
+      }),
     );
     expect(config.listen).toEqual({ host: '127.0.0.1', port: 19464 });
     expect(config.logLevel).toBe('warn');
@@ -396,7 +425,7 @@ describe('ISA_MONITOR_* overrides', () => {
 
   it('are ignored when empty, as in a FOO= line of an env file', () => {
     const empty = Object.fromEntries(Object.keys(OVERRIDES).map((k) => [k, '']));
-    const config = ok(parseConfigText(MINIMAL, { env: { ...KEYS, ...empty } }));
+    const config = ok(parseConfigText(MINIMAL, { checks: CHECK_LIST, env: { ...KEYS, ...empty } }));
     expect(config.listen.port).toBe(9464);
     expect(config.logLevel).toBe('info');
   });
@@ -408,13 +437,18 @@ describe('ISA_MONITOR_* overrides', () => {
       ISA_MONITOR_LOG_LEVEL: 'loud',
       ISA_MONITOR_SHUTDOWN_TIMEOUT: '10',
     };
-    expect(problems(parseConfigText(MINIMAL, { env }))).toEqual([
+    expect(problems(parseConfigText(MINIMAL, { checks: CHECK_LIST, env }))).toEqual([
       'ISA_MONITOR_LISTEN_PORT: must be an integer from 0 to 65535 (got "http")',
       'ISA_MONITOR_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
       'ISA_MONITOR_SHUTDOWN_TIMEOUT: must be a duration such as "1500ms", "60s", "5m" or "1h" (got "10")',
     ]);
     expect(
-      problems(parseConfigText(MINIMAL, { env: { ...KEYS, ISA_MONITOR_LISTEN_PORT: '70000' } })),
+      problems(
+        parseConfigText(MINIMAL, {
+          checks: CHECK_LIST,
+          env: { ...KEYS, ISA_MONITOR_LISTEN_PORT: '70000' },
+        }),
+      ),
     ).toEqual(['ISA_MONITOR_LISTEN_PORT: must be an integer from 0 to 65535 (got 70000)']);
   });
 
@@ -422,6 +456,7 @@ describe('ISA_MONITOR_* overrides', () => {
     expect(
       problems(
         parseConfigText(`${MINIMAL}listen: 9464\n`, {
+          checks: CHECK_LIST,
           env: { ...KEYS, ISA_MONITOR_LISTEN_PORT: '1' },
         }),
       ),
@@ -440,7 +475,7 @@ describe('configuration from environment variables only', () => {
       ISA_MONITOR_LISTEN_PORT: '0',
     };
     writeFileSync(join(dir, 'sandbox-key'), 'sandbox-key\n');
-    const config = ok(loadConfig({ env, cwd: dir }));
+    const config = ok(loadConfig({ checks: CHECK_LIST, env, cwd: dir }));
     expect(config.listen.port).toBe(0);
     expect(config.stateFile).toBe(join(dir, '.isa-monitor', 'sessions.json'));
     expect(config.environments).toHaveLength(2);
@@ -472,7 +507,7 @@ describe('configuration from environment variables only', () => {
       ISA_SANDBOX_API_KEY: 'k',
       ISA_SANDBOX_API_KEY_FILE: '/run/secrets/sandbox',
     };
-    expect(problems(loadConfig({ env, cwd: dir }))).toEqual([
+    expect(problems(loadConfig({ checks: CHECK_LIST, env, cwd: dir }))).toEqual([
       'ISA_SANDBOX_API_KEY_FILE: cannot be combined with ISA_SANDBOX_API_KEY: set only one of them',
       'ISA_PRODUCTION_BASE_URL: must be an http:// or https:// URL',
       'ISA_PRODUCTION_API_KEY: environment variable ISA_PRODUCTION_API_KEY is not set',
@@ -485,13 +520,15 @@ describe('configuration from environment variables only', () => {
   });
 
   it('needs at least one name', () => {
-    expect(problems(loadConfig({ env: { ISA_ENVIRONMENTS: ' , ' } }))).toEqual([
+    expect(problems(loadConfig({ checks: CHECK_LIST, env: { ISA_ENVIRONMENTS: ' , ' } }))).toEqual([
       'ISA_ENVIRONMENTS: must list at least one environment',
     ]);
   });
 
   it('says how to configure when neither a file nor ISA_ENVIRONMENTS is given', () => {
-    expect(problems(loadConfig({ env: { ISA_MONITOR_LOG_LEVEL: 'debug' } }))).toEqual([
+    expect(
+      problems(loadConfig({ checks: CHECK_LIST, env: { ISA_MONITOR_LOG_LEVEL: 'debug' } })),
+    ).toEqual([
       '(config): no configuration: pass --config FILE, set ISA_MONITOR_CONFIG, or set ISA_ENVIRONMENTS (demo mode starts only when no ISA_* variable is set)',
     ]);
   });
@@ -510,11 +547,16 @@ describe('validateConfigDocument', () => {
           },
         ],
       },
-      { env: { K: 'key' } },
+      { checks: CHECK_LIST, env: { K: 'key' } },
     );
     expect(ok(result).environments[0]?.apiKey).toBe('key');
     expect(
-      problems(validateConfigDocument({ environments: [{ name: 'adhoc' }] }, { env: {} })),
+      problems(
+        validateConfigDocument(
+          { environments: [{ name: 'adhoc' }] },
+          { checks: CHECK_LIST, env: {} },
+        ),
+      ),
     ).toEqual([
       'environments[0].base_url: is required',
       'environments[0].lifecycle.addresses: required when lifecycle is enabled',

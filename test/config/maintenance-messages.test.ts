@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatProblems, parseConfigText } from '../../src/config/index.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const ENV = { ISA_PRODUCTION_API_KEY: 'prod-key-1' };
 const CRON =
@@ -25,7 +26,7 @@ function withWindows(...windows: string[]): string {
 }
 
 function load(yaml: string) {
-  return parseConfigText(yaml, { env: ENV, now: () => NOW });
+  return parseConfigText(yaml, { checks: CHECK_LIST, env: ENV, now: () => NOW });
 }
 
 const M = 'environments[0].maintenance';

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatProblems, parseConfigText } from '../../src/config/index.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const ENV = { ISA_PRODUCTION_API_KEY: 'prod-key-1', ISA_SANDBOX_API_KEY: 'sandbox-key-2' };
 const DURATION = 'must be a duration such as "1500ms", "60s", "5m" or "1h"';
@@ -423,7 +424,11 @@ const ROWS: Row[] = [
 
 describe('configuration problems', () => {
   it.each(ROWS)('$name', ({ yaml, problems, env }) => {
-    const result = parseConfigText(yaml, { env: env ?? ENV, cwd: '/srv/isa-monitor' });
+    const result = parseConfigText(yaml, {
+      checks: CHECK_LIST,
+      env: env ?? ENV,
+      cwd: '/srv/isa-monitor',
+    });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(formatProblems(result.problems).split('\n')).toEqual(problems);
@@ -431,7 +436,11 @@ describe('configuration problems', () => {
 
   it('never prints a stack trace or a multi-line message', () => {
     for (const { yaml, env } of ROWS) {
-      const result = parseConfigText(yaml, { env: env ?? ENV, cwd: '/srv/isa-monitor' });
+      const result = parseConfigText(yaml, {
+        checks: CHECK_LIST,
+        env: env ?? ENV,
+        cwd: '/srv/isa-monitor',
+      });
       if (result.ok) continue;
       for (const problem of result.problems) {
         expect(problem.message).not.toMatch(/\n|\bat .*\(.*:\d+:\d+\)/);
@@ -480,7 +489,11 @@ describe('YAML syntax problems', () => {
       ],
     },
   ])('$name is reported with its line and column', ({ yaml, problems }) => {
-    const result = parseConfigText(yaml, { env: ENV, source: 'isa-monitor.yaml' });
+    const result = parseConfigText(yaml, {
+      checks: CHECK_LIST,
+      env: ENV,
+      source: 'isa-monitor.yaml',
+    });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(formatProblems(result.problems).split('\n')).toEqual(problems);

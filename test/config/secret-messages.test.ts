@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatProblems, parseConfigText } from '../../src/config/index.js';
 import { describeVariable } from '../../src/config/secrets.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'isa-secret-messages-'));
 writeFileSync(join(dir, 'empty-key'), '\n');
@@ -25,7 +26,7 @@ function environment(line: string): string {
 }
 
 function messages(yaml: string, env: NodeJS.ProcessEnv = {}): string {
-  const result = parseConfigText(yaml, { env, cwd: dir });
+  const result = parseConfigText(yaml, { checks: CHECK_LIST, env, cwd: dir });
   expect(result.ok).toBe(false);
   return result.ok ? '' : formatProblems(result.problems);
 }

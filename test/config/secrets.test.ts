@@ -8,6 +8,7 @@ import {
   parseConfigText,
   type LoadResult,
 } from '../../src/config/index.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 function environment(...lines: string[]): string {
   return [
@@ -36,7 +37,7 @@ describe('API key from an environment variable', () => {
   it('uses ISA_<NAME>_API_KEY when no source is named, upper-cased with - as _', () => {
     const result = parseConfigText(
       'environments:\n  - { name: sandbox-eu-2, base_url: "https://a.invalid", lifecycle: { enabled: false } }\n',
-      { env: { ISA_SANDBOX_EU_2_API_KEY: 'eu-key' } },
+      { checks: CHECK_LIST, env: { ISA_SANDBOX_EU_2_API_KEY: 'eu-key' } },
     );
     expect(result.ok && result.config.environments[0]).toMatchObject({
       apiKey: 'eu-key',
@@ -46,6 +47,7 @@ describe('API key from an environment variable', () => {
 
   it('trims surrounding whitespace, such as the newline of $(cat key)', () => {
     const result = parseConfigText(environment('api_key_env: PROD_KEY'), {
+      checks: CHECK_LIST,
       env: { PROD_KEY: '  prod-key\n' },
     });
     expect(result.ok && result.config.environments[0]?.apiKey).toBe('prod-key');
@@ -56,6 +58,7 @@ describe('API key from a file', () => {
   it('reads the file, trims it, and records the absolute path as the source', () => {
     writeFileSync(join(dir, 'production-key'), 'file-key\r\n');
     const result = parseConfigText(environment('api_key_file: production-key'), {
+      checks: CHECK_LIST,
       env: {},
       cwd: dir,
     });
@@ -72,6 +75,7 @@ describe('API key from a file', () => {
       return 'injected-key';
     };
     const result = parseConfigText(environment('api_key_file: /run/secrets/isa'), {
+      checks: CHECK_LIST,
       env: {},
       readFile,
     });
@@ -89,9 +93,11 @@ describe('API key from a file', () => {
   ])('refuses %s', (_name, content, message) => {
     const path = join(dir, 'bad-key');
     writeFileSync(path, content);
-    expect(problems(parseConfigText(environment(`api_key_file: ${path}`), { env: {} }))).toEqual([
-      `environments[0].api_key_file: file ${path} ${message}`,
-    ]);
+    expect(
+      problems(
+        parseConfigText(environment(`api_key_file: ${path}`), { checks: CHECK_LIST, env: {} }),
+      ),
+    ).toEqual([`environments[0].api_key_file: file ${path} ${message}`]);
   });
 
   it('reports a file it may not read by the error code', () => {
@@ -101,6 +107,7 @@ describe('API key from a file', () => {
     expect(
       problems(
         parseConfigText(environment(`api_key_file: ${dir}`), {
+          checks: CHECK_LIST,
           env: {},
           readFile: denied,
         }),
@@ -109,9 +116,11 @@ describe('API key from a file', () => {
   });
 
   it('reports a directory given as the key file', () => {
-    expect(problems(parseConfigText(environment(`api_key_file: ${dir}`), { env: {} }))).toEqual([
-      `environments[0].api_key_file: cannot read ${dir}: is a directory`,
-    ]);
+    expect(
+      problems(
+        parseConfigText(environment(`api_key_file: ${dir}`), { checks: CHECK_LIST, env: {} }),
+      ),
+    ).toEqual([`environments[0].api_key_file: cannot read ${dir}: is a directory`]);
   });
 });
 
@@ -152,7 +161,7 @@ describe('secret values never appear in problems', () => {
       },
     ];
     for (const { yaml, env } of cases) {
-      const result = parseConfigText(yaml, { env });
+      const result = parseConfigText(yaml, { checks: CHECK_LIST, env });
       expect(result.ok, yaml).toBe(false);
       const text = result.ok ? '' : formatProblems(result.problems);
       for (const secret of SECRETS) expect(text, yaml).not.toContain(secret);
@@ -161,6 +170,7 @@ describe('secret values never appear in problems', () => {
 
   it('in problems about variables of a configuration without a file', () => {
     const result = loadConfig({
+      checks: CHECK_LIST,
       env: {
         ISA_ENVIRONMENTS: 'production',
         ISA_PRODUCTION_BASE_URL: 'https://u:hunter2-password@a.invalid',

@@ -13,6 +13,7 @@ import { startDaemon, type Daemon } from '../../src/daemon.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually } from '../support/cli.js';
 import { BUILD } from '../metrics/fixtures.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const KEY = 'reference-key-0123456789abcdef';
 let sim: RunningSimulator;
@@ -41,9 +42,14 @@ beforeAll(async () => {
     '    providers: { interval: 1s, timeout: 900ms }',
     '    coverage: { interval: 1s, timeout: 900ms, states: [CO], min_providers: 1 }',
   ].join('\n');
-  const loaded = parseConfigText(yaml, { env: { REFERENCE_KEY: KEY }, cwd: dir });
+  const loaded = parseConfigText(yaml, {
+    checks: CHECK_LIST,
+    env: { REFERENCE_KEY: KEY },
+    cwd: dir,
+  });
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
   daemon = await startDaemon({
+    checks: CHECK_LIST,
     config: loaded.config,
     logger: pino({ level: 'silent' }),
     build: BUILD,

@@ -5,7 +5,7 @@
  */
 import { Histogram } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { METRICS } from '../../src/metrics/definitions.js';
+import { CHECK_LIST, METRICS } from '../../src/checks/index.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import { PROMETHEUS_METRICS, RUNTIME_METRICS } from '../../dashboards/src/promql.js';
 import { dashboardQueries, metricNamesIn } from '../../dashboards/src/queries.js';
@@ -19,6 +19,7 @@ const HISTOGRAM_SERIES = ['_bucket', '_sum', '_count'] as const;
  */
 function promClientDefaultNames(): Set<string> {
   const { registry } = createMetrics({
+    checks: CHECK_LIST,
     environments: [],
     build: { version: 'test', revision: 'test', nodejs: process.version },
   });

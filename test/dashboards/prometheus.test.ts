@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
+import { type MetricDefinition } from '../../src/metrics/definitions.js';
+import { METRICS } from '../../src/checks/index.js';
 import { MONITOR_JOB } from '../../dashboards/src/promql.js';
 import { allDashboardQueries, interpolate } from '../../dashboards/src/queries.js';
 

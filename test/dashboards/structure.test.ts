@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Dashboard, Panel } from '@grafana/grafana-foundation-sdk/dashboard';
 import { describe, expect, it } from 'vitest';
-import { METRICS } from '../../src/metrics/definitions.js';
+import { METRICS } from '../../src/checks/index.js';
 import { OVERVIEW_UID } from '../../dashboards/src/overview.js';
 import { dashboardQueries, metricNamesIn, panelsOf, rowsOf } from '../../dashboards/src/queries.js';
 import { committedDashboards } from './committed.js';

@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/index.js';
 import { DASHBOARDS_DIR, RULES_FILE } from '../../scripts/deploy/render.js';
 import { KUBERNETES_DIR, build, find, type K8sObject } from './manifests.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const BASE = path.join(KUBERNETES_DIR, 'base');
 const PRODUCTION = path.join(KUBERNETES_DIR, 'overlays/production');
@@ -106,6 +107,7 @@ function loadMountedConfig(objects: K8sObject[]) {
     }
   }
   return loadConfig({
+    checks: CHECK_LIST,
     configFile,
     env: {},
     cwd: '/var/lib/isa-monitor',

@@ -24,6 +24,7 @@ import {
 } from '../metrics/fixtures.js';
 import { serve, type Served } from '../server/serve.js';
 import { testEnvironment } from '../support/harness.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const GOLDEN = fileURLToPath(new URL('./metrics.txt', import.meta.url));
 
@@ -73,7 +74,7 @@ beforeAll(async () => {
   // The daemon's full set: prom-client's process and Node.js families too.
   const metrics = testMetrics(['production', 'sandbox'], { processMetrics: true });
   const recorder = new Recorder(metrics);
-  const status = new StatusHistory();
+  const status = new StatusHistory({ checks: CHECK_LIST });
   for (const environment of ['production', 'sandbox']) {
     // The configuration gauges of the checks testMetrics leaves off (coverage's expectation,
     // analytics' lag bound): a family without a sample would pin no labels.

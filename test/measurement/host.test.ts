@@ -13,6 +13,7 @@ import {
 import type { MeasurementEvent } from '../../src/measurement/messages.js';
 import type { MonitorConfig } from '../../src/config/index.js';
 import { testEnvironment } from '../support/harness.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const DYING_WORKER = new URL('./fixtures/dying-worker.mjs', import.meta.url);
 const HEAP_WORKER = new URL('./fixtures/heap-worker.mjs', import.meta.url);
@@ -37,12 +38,10 @@ async function config(): Promise<MonitorConfig> {
 
 /** Starts the host with a fixture as the worker's entry; `events` receives what it reports. */
 async function startFixture(entry: URL, events: MeasurementEvent[]): Promise<MeasurementHost> {
-  return startMeasurement(
-    { config: await config(), userAgent: 'test' },
-    (e) => events.push(e),
-    'worker',
+  return startMeasurement({ config: await config(), userAgent: 'test' }, (e) => events.push(e), {
+    mode: 'worker',
     entry,
-  );
+  });
 }
 
 describe('measurement host', () => {
@@ -80,6 +79,7 @@ describe('measurement host', () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(l) });
     const daemon = await startDaemon({
+      checks: CHECK_LIST,
       config: await config(),
       logger,
       build: { version: 'test', revision: 'test', nodejs: process.versions.node },

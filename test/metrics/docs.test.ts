@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KNOWN_STATUS_CODES, OPERATION_STATUS_CODES } from '../../src/kernel/vocabulary.js';
-import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
+import { type MetricDefinition } from '../../src/metrics/definitions.js';
+import { METRICS } from '../../src/checks/index.js';
 
 const DOC = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
 /** The doc with line breaks folded, so a wrapped list still matches. */

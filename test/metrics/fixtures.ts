@@ -17,6 +17,7 @@ import {
   type MetricsEnvironment,
 } from '../../src/metrics/registry.js';
 import { testEnvironment } from '../support/harness.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 /** 2024-05-01T12:00:00Z */
 export const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
@@ -37,6 +38,7 @@ export function testMetrics(
   opts: { processMetrics?: boolean } = {},
 ): Metrics {
   const metrics = createMetrics({
+    checks: CHECK_LIST,
     environments: names.map(environment),
     build: BUILD,
     collectDefaultMetrics: opts.processMetrics ?? false,

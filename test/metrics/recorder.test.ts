@@ -13,6 +13,7 @@ import {
   testMetrics,
 } from './fixtures.js';
 import { testEnvironment } from '../support/harness.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const prod = { environment: 'production' };
 
@@ -304,6 +305,7 @@ describe('Recorder: skips and open sessions', () => {
 
   it('adds both session families for an environment without a check that creates sessions, once its sessions are reported', async () => {
     const metrics = createMetrics({
+      checks: CHECK_LIST,
       environments: [{ name: 'pingonly', checks: ['ping'] }],
       build: BUILD,
       collectDefaultMetrics: false,

@@ -1,14 +1,15 @@
-import { Registry, register as globalRegistry } from 'prom-client';
+import { Registry, register as globalRegistry, type Counter, type Histogram } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { METRICS, type MetricDefinition } from '../../src/metrics/definitions.js';
+import { type MetricDefinition } from '../../src/metrics/definitions.js';
+import { CHECK_LIST, METRICS } from '../../src/checks/index.js';
 import { Recorder } from '../../src/metrics/recorder.js';
-import { CHECK_LIST } from '../../src/checks/index.js';
 import { PING_BUCKETS } from '../../src/checks/ping/index.js';
 import { validateConfigDocument } from '../../src/config/index.js';
 import {
   bucketsOf,
   checkVocabulary,
   createMetrics,
+  handleOf,
   knownLabelSets,
   metricsEnvironmentOf,
   type MetricsEnvironment,
@@ -272,6 +273,7 @@ describe('createMetrics', () => {
 
   it('sets the configured thresholds, ping interval (via the ping check) and build info', async () => {
     const metrics = createMetrics({
+      checks: CHECK_LIST,
       environments: [environment('production'), environment('sandbox')],
       build: BUILD,
       collectDefaultMetrics: false,
@@ -325,6 +327,7 @@ describe('createMetrics', () => {
 
   it('exports the session families only where an enabled check creates sessions', async () => {
     const { registry } = createMetrics({
+      checks: CHECK_LIST,
       environments: [
         { name: 'pingonly', checks: ['ping'] },
         { name: 'sessions', checks: ['ping', 'lifecycle'] },
@@ -343,7 +346,11 @@ describe('createMetrics', () => {
   });
 
   it("adds prom-client's process and Node.js metrics, but not its 10 ms lag monitor nor its gauges named _total, unless disabled", async () => {
-    const withDefaults = createMetrics({ environments: [environment('production')], build: BUILD });
+    const withDefaults = createMetrics({
+      checks: CHECK_LIST,
+      environments: [environment('production')],
+      build: BUILD,
+    });
     const names = (await withDefaults.registry.getMetricsAsJSON()).map((m) => m.name);
     for (const name of [
       'process_cpu_seconds_total',
@@ -374,7 +381,10 @@ describe('createMetrics', () => {
     const before = (await globalRegistry.getMetricsAsJSON()).length;
     const a = testMetrics();
     const b = testMetrics();
-    a.pingAttempts.inc({ environment: 'production', result: 'ok' });
+    (handleOf(a, 'pingAttempts') as Counter<string>).inc({
+      environment: 'production',
+      result: 'ok',
+    });
     expect(
       await sampleValue(b.registry, 'isa_ping_attempts_total', {
         environment: 'production',
@@ -387,18 +397,20 @@ describe('createMetrics', () => {
   it('uses the registry it is given', () => {
     const registry = new Registry();
     const metrics = createMetrics({
+      checks: CHECK_LIST,
       environments: [environment('production')],
       build: BUILD,
       registry,
       collectDefaultMetrics: false,
     });
     expect(metrics.registry).toBe(registry);
-    expect(registry.getSingleMetric('isa_ping_up')).toBe(metrics.pingUp);
+    expect(registry.getSingleMetric('isa_ping_up')).toBe(handleOf(metrics, 'pingUp'));
   });
 
   it('rejects duplicate environment names instead of merging their series', () => {
     expect(() =>
       createMetrics({
+        checks: CHECK_LIST,
         environments: [environment('production'), environment('production')],
         build: BUILD,
         collectDefaultMetrics: false,
@@ -410,6 +422,7 @@ describe('createMetrics', () => {
 describe('location', () => {
   it('puts location="<value>" on every series when set, and on none when unset', async () => {
     const withLocation = createMetrics({
+      checks: CHECK_LIST,
       environments: [environment('production')],
       build: BUILD,
       location: 'eu-west',
@@ -428,7 +441,11 @@ describe('location', () => {
 
 describe('control probe metrics', () => {
   it('are absent unless control is configured, and start at 0 when it is', async () => {
-    const off = createMetrics({ environments: [environment('production')], build: BUILD });
+    const off = createMetrics({
+      checks: CHECK_LIST,
+      environments: [environment('production')],
+      build: BUILD,
+    });
     expect(await off.registry.metrics()).not.toContain('isa_control_probe');
     const on = testMetrics();
     const text = await on.registry.metrics();
@@ -455,6 +472,7 @@ describe('isa_ping_phase_duration_seconds: resolve only where a name is resolved
 
   it('starts the resolve series at 0 for a host-name environment and leaves it out for an IP literal', async () => {
     const { registry } = createMetrics({
+      checks: CHECK_LIST,
       environments: [
         { name: 'named', baseUrl: 'https://api.example.invalid' },
         { name: 'literal', baseUrl: 'http://127.0.0.1:9' },
@@ -535,10 +553,10 @@ function configured(...environments: Array<Record<string, unknown>>): MetricsEnv
         ...env,
       })),
     },
-    { env: { TEST_KEY: 'test-key' } },
+    { checks: CHECK_LIST, env: { TEST_KEY: 'test-key' } },
   );
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
-  return loaded.config.environments.map(metricsEnvironmentOf);
+  return loaded.config.environments.map((env) => metricsEnvironmentOf(env, CHECK_LIST));
 }
 
 const LADDER = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 30];
@@ -596,6 +614,7 @@ describe('isa_ping_duration_seconds: a coarse ladder and every configured thresh
 
   it('judges a threshold off the ladder at its own bound: a ping just above it is slow', async () => {
     const metrics = createMetrics({
+      checks: CHECK_LIST,
       environments: configured({
         thresholds: { expected: '100ms', warning: '300ms', critical: '600ms' },
       }),
@@ -603,7 +622,10 @@ describe('isa_ping_duration_seconds: a coarse ladder and every configured thresh
       collectDefaultMetrics: false,
     });
     for (const seconds of [0.3, 0.31, 0.6, 0.61]) {
-      metrics.pingDuration.observe({ environment: 'env-0' }, seconds);
+      (handleOf(metrics, 'pingDuration') as Histogram<string>).observe(
+        { environment: 'env-0' },
+        seconds,
+      );
     }
     const env = { environment: 'env-0' };
     const bucket = async (le: number) =>
@@ -650,6 +672,7 @@ describe('isa_ping_confirm_duration_seconds: the bounds the rules read', () => {
 
   it('is created with those bounds by createMetrics', async () => {
     const metrics = createMetrics({
+      checks: CHECK_LIST,
       environments: [
         { name: 'a', thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 600 } },
         { name: 'b', thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 } },
@@ -657,7 +680,10 @@ describe('isa_ping_confirm_duration_seconds: the bounds the rules read', () => {
       build: BUILD,
       collectDefaultMetrics: false,
     });
-    metrics.pingConfirmDuration.observe({ environment: 'a' }, 0.7);
+    (handleOf(metrics, 'pingConfirmDuration') as Histogram<string>).observe(
+      { environment: 'a' },
+      0.7,
+    );
     const text = await metrics.registry.getSingleMetricAsString(def.name);
     expect(text).toContain(`${def.name}_bucket{le="0.6",environment="a"} 0`);
     expect(text).toContain(`${def.name}_bucket{le="1",environment="a"} 1`);

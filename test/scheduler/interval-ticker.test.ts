@@ -15,6 +15,12 @@ import {
   type TestSimulator,
 } from '../support/harness.js';
 import { instantPing, noLifecycle } from '../support/scheduled-checks.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import { sectionOf } from '../../src/config/section.js';
+import { coverageCheck } from '../../src/checks/coverage/index.js';
+import { lifecycleCheck } from '../../src/checks/lifecycle/index.js';
+import { pingCheck } from '../../src/checks/ping/index.js';
+import { providersCheck } from '../../src/checks/providers/index.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -139,13 +145,15 @@ describe('the configuration', () => {
         '    providers: { interval: 90s }',
         '    coverage: { interval: 1500ms, timeout: 1s }',
       ].join('\n'),
-      { env: { ISA_PRODUCTION_API_KEY: 'k-0123456789' } },
+      { checks: CHECK_LIST, env: { ISA_PRODUCTION_API_KEY: 'k-0123456789' } },
     );
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
     const env = loaded.config.environments[0]!;
-    expect([env.ping, env.lifecycle, env.providers, env.coverage].map((s) => s.intervalMs)).toEqual(
-      [45_000, 420_000, 90_000, 1_500],
-    );
+    expect(
+      [pingCheck, lifecycleCheck, providersCheck, coverageCheck].map(
+        (c) => sectionOf(env, c).intervalMs,
+      ),
+    ).toEqual([45_000, 420_000, 90_000, 1_500]);
   });
 });

@@ -8,6 +8,7 @@ import { createServerApp, type ServerAppOptions } from '../../src/server/app.js'
 import { StatusHistory, type StatusDocument } from '../../src/server/status.js';
 import { lifecycleResult, pingResult, testMetrics } from '../metrics/fixtures.js';
 import { serve, type Served } from './serve.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 /** The Accept header Prometheus 2.42 sends when scraping. */
 const PROMETHEUS_ACCEPT =
@@ -31,7 +32,7 @@ interface Harness {
 async function start(overrides: Partial<ServerAppOptions> = {}): Promise<Harness> {
   const metrics = testMetrics();
   const recorder = new Recorder(metrics);
-  const status = new StatusHistory({ environments: ['production', 'sandbox'] });
+  const status = new StatusHistory({ checks: CHECK_LIST, environments: ['production', 'sandbox'] });
   // Recent start times: the history drops failures older than a day.
   const now = Date.now();
   for (const result of [
@@ -242,7 +243,11 @@ describe('GET /api/status', () => {
   });
 
   it('bounds the runs of each check: the newest, 10 by default, at most 60', async () => {
-    const status = new StatusHistory({ environments: ['production'], failuresPerCheck: 100 });
+    const status = new StatusHistory({
+      checks: CHECK_LIST,
+      environments: ['production'],
+      failuresPerCheck: 100,
+    });
     const now = Date.now();
     for (let i = 0; i < 70; i++) {
       status.add(pingResult('timeout', { startedAt: now - 70_000 + i * 1000 }));
@@ -284,7 +289,7 @@ describe('GET /api/status', () => {
   });
 
   it('answers 500 and logs when the snapshot fails', async () => {
-    const status = new StatusHistory();
+    const status = new StatusHistory({ checks: CHECK_LIST });
     status.snapshot = () => {
       throw new Error('snapshot broke');
     };

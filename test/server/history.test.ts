@@ -3,7 +3,7 @@
  * incremental `after` query and the time window.
  */
 import { describe, expect, it } from 'vitest';
-import { CHECK_NAMES } from '../../src/checks/index.js';
+import { CHECK_LIST, CHECK_NAMES } from '../../src/checks/index.js';
 import { RunHistory, sampleCapacity } from '../../src/server/history.js';
 import { lifecycleResult, pingResult } from '../metrics/fixtures.js';
 
@@ -12,6 +12,7 @@ const T = { expectedMs: 100, warningMs: 500, criticalMs: 1000 };
 
 function history(now: () => number, runs = 3, windowMs = HOUR) {
   return new RunHistory({
+    checks: CHECK_LIST,
     windowMs,
     runs,
     now,

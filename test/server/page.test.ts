@@ -13,6 +13,7 @@ import { RunHistory } from '../../src/server/history.js';
 import { StatusHistory } from '../../src/server/status.js';
 import { pingResult } from '../metrics/fixtures.js';
 import { serve, type Served } from './serve.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 let served: Served | undefined;
 afterEach(async () => {
@@ -31,6 +32,7 @@ async function webRoot(): Promise<string> {
 
 async function start(root: string): Promise<string> {
   const history = new RunHistory({
+    checks: CHECK_LIST,
     windowMs: 3_600_000,
     runs: 10,
     environments: ['production', 'sandbox'].map((name) => ({
@@ -43,7 +45,7 @@ async function start(root: string): Promise<string> {
   served = await serve(
     createServerApp({
       registry: new Registry(),
-      status: new StatusHistory(),
+      status: new StatusHistory({ checks: CHECK_LIST }),
       history,
       isReady: () => true,
       webRoot: root,

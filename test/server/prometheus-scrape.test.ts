@@ -16,6 +16,7 @@ import { createServerApp } from '../../src/server/app.js';
 import { StatusHistory } from '../../src/server/status.js';
 import { lifecycleResult, pingResult, testMetrics } from '../metrics/fixtures.js';
 import { serve, type Served } from './serve.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const hasPrometheus = spawnSync('prometheus', ['--version']).status === 0;
 
@@ -56,7 +57,7 @@ beforeAll(async () => {
   recorder.recordResult(lifecycleResult('success'));
   const app = createServerApp({
     registry: metrics.registry,
-    status: new StatusHistory(),
+    status: new StatusHistory({ checks: CHECK_LIST }),
     isReady: () => true,
   });
   const front = express();

@@ -22,6 +22,7 @@ import {
 } from '../metrics/fixtures.js';
 import { eventually, metricSum, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 import { serve, type Served } from './serve.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 /** `promtool check metrics` of `exposition`: its exit code and everything it printed. */
 function checkMetrics(exposition: string): { status: number | null; output: string } {
@@ -36,6 +37,7 @@ let served: Served;
 beforeAll(async () => {
   // The daemon's real set: process and Node.js metrics included.
   const metrics = createMetrics({
+    checks: CHECK_LIST,
     environments: [environment('production'), environment('sandbox')],
     build: BUILD,
   });
@@ -52,7 +54,7 @@ beforeAll(async () => {
   served = await serve(
     createServerApp({
       registry: metrics.registry,
-      status: new StatusHistory(),
+      status: new StatusHistory({ checks: CHECK_LIST }),
       isReady: () => true,
     }),
   );

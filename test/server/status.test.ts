@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/kernel/check.js';
-import { CHECK_NAMES } from '../../src/checks/index.js';
+import { CHECK_LIST, CHECK_NAMES, SUMMARY_KEYS } from '../../src/checks/index.js';
 import { StatusHistory, toCheckJson } from '../../src/server/status.js';
 import { T0, lifecycleResult, pingResult } from '../metrics/fixtures.js';
 
@@ -8,7 +8,7 @@ const MINUTE = 60_000;
 
 describe('toCheckJson', () => {
   it('prints the contract check --json document with snake_case keys', () => {
-    expect(toCheckJson(pingResult('unauthorized'))).toEqual({
+    expect(toCheckJson(pingResult('unauthorized'), SUMMARY_KEYS)).toEqual({
       check: 'ping',
       environment: 'production',
       outcome: 'fail',
@@ -38,7 +38,7 @@ describe('toCheckJson', () => {
   });
 
   it('carries the lifecycle verdict, contract checks and data set', () => {
-    const json = toCheckJson(lifecycleResult('not_gone_after_close'));
+    const json = toCheckJson(lifecycleResult('not_gone_after_close'), SUMMARY_KEYS);
     expect(json.qualify_status).toBe('available');
     expect(json.reason).toBe('not_gone_after_close');
     expect(json.service_data_set).toBe('20240501');
@@ -56,12 +56,14 @@ describe('toCheckJson', () => {
   });
 
   it('is plain JSON: it survives a JSON round trip unchanged', () => {
-    const json = toCheckJson(lifecycleResult('success'));
+    const json = toCheckJson(lifecycleResult('success'), SUMMARY_KEYS);
     expect(JSON.parse(JSON.stringify(json))).toEqual(json);
   });
 
   it('does not throw on a Result with an invalid start time', () => {
-    expect(toCheckJson({ ...pingResult('ok'), startedAt: Number.NaN }).started_at).toBeNull();
+    expect(
+      toCheckJson({ ...pingResult('ok'), startedAt: Number.NaN }, SUMMARY_KEYS).started_at,
+    ).toBeNull();
   });
 });
 
@@ -69,7 +71,11 @@ describe('StatusHistory', () => {
   const at = (i: number) => T0 + i * MINUTE;
 
   it('lists configured environments with last: null before their first run', () => {
-    const history = new StatusHistory({ environments: ['production', 'sandbox'], now: () => T0 });
+    const history = new StatusHistory({
+      checks: CHECK_LIST,
+      environments: ['production', 'sandbox'],
+      now: () => T0,
+    });
     expect(history.snapshot()).toEqual({
       generated_at: '2024-05-01T12:00:00.000Z',
       environments: {
@@ -88,6 +94,7 @@ describe('StatusHistory', () => {
       end: '2024-05-01T13:00:00.000Z',
     };
     const history = new StatusHistory({
+      checks: CHECK_LIST,
       environments: ['production', 'sandbox'],
       now: () => T0,
       maintenance: (environment) => (environment === 'production' ? window : null),
@@ -97,7 +104,7 @@ describe('StatusHistory', () => {
   });
 
   it('keeps runs per environment and check, newest first, with their steps', () => {
-    const history = new StatusHistory({ now: () => at(10) });
+    const history = new StatusHistory({ checks: CHECK_LIST, now: () => at(10) });
     history.add(pingResult('ok', { startedAt: at(1) }));
     history.add(pingResult('timeout', { startedAt: at(2) }));
     history.add(pingResult('ok', { startedAt: at(3) }));
@@ -110,7 +117,7 @@ describe('StatusHistory', () => {
       [new Date(at(2)).toISOString(), 'fail'],
       [new Date(at(1)).toISOString(), 'pass'],
     ]);
-    expect(ping?.last).toEqual(toCheckJson(pingResult('ok', { startedAt: at(3) })));
+    expect(ping?.last).toEqual(toCheckJson(pingResult('ok', { startedAt: at(3) }), SUMMARY_KEYS));
     expect(ping?.runs[1]?.steps[0]?.error).toBe('headers timeout');
     expect(doc.environments.production?.lifecycle?.runs).toHaveLength(1);
     expect(doc.environments.sandbox?.ping?.runs).toHaveLength(1);
@@ -119,6 +126,7 @@ describe('StatusHistory', () => {
 
   it('keeps failures longer than successes', () => {
     const history = new StatusHistory({
+      checks: CHECK_LIST,
       successesPerCheck: 3,
       failuresPerCheck: 5,
       now: () => at(200),
@@ -141,6 +149,7 @@ describe('StatusHistory', () => {
 
   it('bounds failures by count', () => {
     const history = new StatusHistory({
+      checks: CHECK_LIST,
       successesPerCheck: 2,
       failuresPerCheck: 5,
       now: () => at(100),
@@ -153,7 +162,11 @@ describe('StatusHistory', () => {
 
   it('drops failures older than failureMaxAgeMs, but keeps the last run', () => {
     let now = at(0);
-    const history = new StatusHistory({ failureMaxAgeMs: 30 * MINUTE, now: () => now });
+    const history = new StatusHistory({
+      checks: CHECK_LIST,
+      failureMaxAgeMs: 30 * MINUTE,
+      now: () => now,
+    });
     const failure: CheckResult = pingResult('timeout', { startedAt: at(0) });
     history.add(failure);
     now = at(20);
@@ -165,7 +178,7 @@ describe('StatusHistory', () => {
   });
 
   it('uses the documented defaults: 10 successes, 50 failures', () => {
-    const history = new StatusHistory({ now: () => at(500) });
+    const history = new StatusHistory({ checks: CHECK_LIST, now: () => at(500) });
     for (let i = 0; i < 60; i++) history.add(pingResult('timeout', { startedAt: at(i) }));
     for (let i = 60; i < 80; i++) history.add(pingResult('ok', { startedAt: at(i) }));
     const runs = history.snapshot({ limit: 60 }).environments.production?.ping?.runs ?? [];
@@ -176,7 +189,7 @@ describe('StatusHistory', () => {
   });
 
   it('returns a snapshot that later runs do not change', () => {
-    const history = new StatusHistory({ now: () => at(10) });
+    const history = new StatusHistory({ checks: CHECK_LIST, now: () => at(10) });
     history.add(pingResult('ok', { startedAt: at(1) }));
     const before = history.snapshot();
     const copy = JSON.parse(JSON.stringify(before)) as unknown;

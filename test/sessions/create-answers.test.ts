@@ -12,6 +12,7 @@ import type { RunningSimulator } from '../../src/simulator/index.js';
 import { startProxiedSimulator, type FuzzProxy, type Mutation } from '../chaos/proxy.js';
 import { testEnvironment, testRuntime } from '../support/harness.js';
 import { EnvironmentRuntime } from '../../src/environment.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 let sim: RunningSimulator;
 let proxy: FuzzProxy;
@@ -43,6 +44,7 @@ async function runWithCreate(mutation: Mutation, graceMs = 500, requestTimeoutMs
   const { ledger, lines } = await testRuntime(config);
   const unrecoverable: CreateIntent[] = [];
   const runtime = new EnvironmentRuntime(config, {
+    checks: CHECK_LIST,
     ledger,
     userAgent: 'isa-monitor/test',
     log: { debug() {}, info() {}, warn() {}, error() {} },

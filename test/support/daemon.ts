@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { parseConfigText } from '../../src/config/index.js';
 import { startDaemon, type Daemon } from '../../src/daemon.js';
 import { BUILD } from '../metrics/fixtures.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 /** Validates `yaml` as a config file would be (with `env` as the process environment) and starts it. */
 export async function startDaemonFromYaml(
@@ -10,9 +11,10 @@ export async function startDaemonFromYaml(
   env: Record<string, string>,
   cwd: string,
 ): Promise<Daemon> {
-  const loaded = parseConfigText(yaml, { env, cwd });
+  const loaded = parseConfigText(yaml, { checks: CHECK_LIST, env, cwd });
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
   return startDaemon({
+    checks: CHECK_LIST,
     config: loaded.config,
     logger: pino({ level: 'silent' }),
     build: BUILD,

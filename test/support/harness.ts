@@ -176,6 +176,11 @@ export async function testRuntime(
   const path = stateFile ?? join(await mkdtemp(join(tmpdir(), 'isa-test-')), 'sessions.json');
   const ledger = await SessionLedger.open(path);
   const { log, lines } = captureLogger();
-  const runtime = new EnvironmentRuntime(config, { ledger, userAgent: 'isa-monitor/test', log });
+  const runtime = new EnvironmentRuntime(config, {
+    checks: CHECK_LIST,
+    ledger,
+    userAgent: 'isa-monitor/test',
+    log,
+  });
   return { runtime, ledger, lines };
 }

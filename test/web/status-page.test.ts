@@ -16,6 +16,7 @@ import type { HistoryDocument } from '../../src/server/history.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { launchChromium, type RunningBrowser } from '../support/browser.js';
 import { eventually } from '../support/cli.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
 
 const KEY = 'page-key-0f1e2d3c4b5a6978';
 const SHOTS = 'test-results/screenshots';
@@ -90,10 +91,11 @@ beforeAll(async () => {
         },
       })),
     },
-    { env: { PAGE_KEY: KEY } },
+    { checks: CHECK_LIST, env: { PAGE_KEY: KEY } },
   );
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
   daemon = await startDaemon({
+    checks: CHECK_LIST,
     config: loaded.config,
     logger: pino({ enabled: false }),
     build: { version: 'test', revision: 'test', nodejs: process.version },
