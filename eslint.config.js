@@ -27,6 +27,11 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // The dependency-cruiser configuration is CommonJS, as dependency-cruiser reads it.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: {
       globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly' },
