@@ -112,16 +112,21 @@ export async function runKillChaos(opts: { kills: number; seed: number }): Promi
     // The next start: a daemon that closes what every killed process left.
     const last = startDaemonProcess(['--config', config.path], ENV);
     await last.url;
+    // Settled once the last daemon has recorded every close: a session the simulator has closed
+    // but the ledger still lists is a close whose answer the daemon has not yet handled (its
+    // start-up sweep or a run's cleanup in flight). A SIGTERM then cuts that close, and what the
+    // shutdown cannot close within its 2 s stays listed for the next start (docs/cli.md).
     const settled = async (): Promise<boolean> => {
       const ledger = JSON.parse(await readFile(config.stateFile, 'utf8')) as {
-        sessions: Array<{ owner?: { pid: number } }>;
+        sessions: Array<{ token: string; owner?: { pid: number } }>;
         intents: unknown[];
       };
       const lost = countUnrecoverable([...outputs, last.output()]);
+      const open = new Set(sim.state.openSessions('production').map((s) => s.token));
       return (
         ledger.intents.length === 0 &&
-        ledger.sessions.every((s) => s.owner?.pid === last.child.pid) &&
-        sim.state.openSessions('production').length <= lost
+        ledger.sessions.every((s) => s.owner?.pid === last.child.pid && open.has(s.token)) &&
+        open.size <= lost
       );
     };
     await eventually(settled, 30_000, 'the last daemon to close every leftover').catch(
@@ -139,7 +144,15 @@ export async function runKillChaos(opts: { kills: number; seed: number }): Promi
     counts.closedUnderARun = countClosedUnderARun(outputs);
     if (counts.closedUnderARun > 0) fail(`${counts.closedUnderARun} run(s) met 410 mid-run`);
     const ledger = JSON.parse(await readFile(config.stateFile, 'utf8')) as { sessions: unknown[] };
-    if (ledger.sessions.length > 0) fail(`${ledger.sessions.length} session(s) still listed`);
+    if (ledger.sessions.length > 0) {
+      // What the last daemon said about sessions: enough to tell a close that failed from one
+      // that was never tried.
+      const said = exit.stdout
+        .split('\n')
+        .filter((line) => /session|sweep|shutting|stopped/i.test(line))
+        .slice(-15);
+      fail(`${ledger.sessions.length} session(s) still listed\n${said.join('\n')}`);
+    }
     const leftovers = (await readdir(dirname(config.stateFile))).filter((n) => n.endsWith('.tmp'));
     if (leftovers.length > 0) fail(`temporary files left: ${leftovers.join(', ')}`);
   } finally {

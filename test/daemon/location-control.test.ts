@@ -60,15 +60,18 @@ describe('location and control in the daemon', () => {
       `control: { url: "${controlUrl}", interval: 1s, timeout: 500ms }`,
     ]);
     try {
+      // The control probe's series exist from the start, and its first probe can time out on a
+      // busy machine (500 ms here, and the first probe also pays for loading Node's fetch): wait
+      // for a probe that succeeded, whatever its labels, then check the labels below.
       const text = await eventually(
         async () => {
           const t = await scrape(daemon);
-          return t.includes('isa_ping_up{') && t.includes('isa_control_probe_success')
+          return t.includes('isa_ping_up{') && /^isa_control_probe_success(\{[^}]*\})? 1$/m.test(t)
             ? t
             : undefined;
         },
-        10_000,
-        'a first ping and a first control probe',
+        25_000,
+        'a first ping and a successful control probe',
       );
       const samples = isaSamples(text);
       // Every series of a ping-only environment (63, docs/metrics.md) and the monitor's own.
@@ -82,7 +85,7 @@ describe('location and control in the daemon', () => {
     } finally {
       await daemon.stop();
     }
-  });
+  }, 30_000);
 
   it('exports no location label and no control series when neither is configured', async () => {
     const daemon = await daemonWith([]);
