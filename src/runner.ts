@@ -115,7 +115,12 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const ctx: CheckContext = {
     // Only this check's own section and the environment's shared settings: never the API key.
     config: sectionOf(opts.environment, opts.check),
-    environment: { name: opts.environment.name, thresholds: opts.environment.thresholds },
+    environment: {
+      name: opts.environment.name,
+      baseUrl: opts.environment.baseUrl,
+      extraTrust: opts.environment.extraTrust?.certificates ?? [],
+      thresholds: opts.environment.thresholds,
+    },
     client: opts.client,
     get signal() {
       return signal;

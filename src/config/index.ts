@@ -362,7 +362,10 @@ function toMonitorConfig(
       };
       const sections = env as unknown as Record<string, unknown>;
       const checks = Object.fromEntries(
-        ctx.checks.map((check) => [check.name, check.config.toConfig(sections[check.name])]),
+        ctx.checks.map((check) => [
+          check.name,
+          check.config.toConfig(sections[check.name], { baseUrl: env.base_url }),
+        ]),
       );
       return { ...settings, ...checks };
     }),

@@ -36,7 +36,7 @@ export type {
 } from '../kernel/section.js';
 
 interface UniformParsed {
-  enabled: boolean;
+  enabled?: boolean | undefined;
   interval: number;
   timeout: number;
   request_timeout?: number | undefined;
@@ -79,7 +79,11 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
   const { name, defaults } = spec;
   const schema = z
     .strictObject({
-      enabled: z.boolean().default(defaults.enabled),
+      // A default that depends on the environment is applied by `toConfig`, which knows it.
+      enabled:
+        typeof defaults.enabled === 'boolean'
+          ? z.boolean().default(defaults.enabled)
+          : z.boolean().optional(),
       interval: intervalDuration().prefault(defaults.interval),
       timeout: positiveDuration().prefault(defaults.timeout),
       request_timeout: positiveDuration().optional(),
@@ -96,10 +100,13 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
   return {
     schema: schema as unknown as z.ZodType,
     defaults,
-    toConfig(parsed) {
+    toConfig(parsed, environment) {
       const p = parsed as UniformParsed & z.output<z.ZodObject<Shape>>;
+      const enabled =
+        p.enabled ??
+        (typeof defaults.enabled === 'boolean' ? defaults.enabled : defaults.enabled(environment));
       return {
-        enabled: p.enabled,
+        enabled,
         intervalMs: p.interval,
         timeoutMs: p.timeout,
         requestTimeoutMs:
@@ -108,7 +115,9 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
       };
     },
     requestGaps(v) {
-      if (v['enabled'] !== true) return [];
+      // A default that depends on the environment counts as on: the budget must allow it.
+      const enabled = v['enabled'] ?? (typeof defaults.enabled === 'boolean' ? false : true);
+      if (enabled !== true) return [];
       const interval = v['interval'];
       const gaps = typeof interval === 'number' ? [{ key: `${name}.interval`, ms: interval }] : [];
       return [...gaps, ...(spec.extraGaps?.(v) ?? [])];

@@ -99,6 +99,13 @@ export interface CheckLogger {
 /** The environment-wide settings a check may read: never the API key or its source. */
 export interface CheckEnvironment {
   name: string;
+  /**
+   * The environment's `base_url`, for a check that looks at the endpoint itself rather than
+   * through the API (the certificate it presents).
+   */
+  baseUrl: string;
+  /** PEM certificates `ca_file` adds to the system's for this environment; empty without one. */
+  extraTrust: readonly string[];
   /** The latency guidance of the API (expected, warning, critical), in ms. */
   thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
 }

@@ -26,9 +26,18 @@ export function runDeadlineMs(config: CheckConfigBase): number {
   return Math.max(config.timeoutMs, config.requestTimeoutMs + 1_000);
 }
 
+/** What a section's defaults may depend on: the environment's own settings. */
+export interface SectionEnvironment {
+  baseUrl: string;
+}
+
 /** The uniform keys' defaults, in the file's own spelling. */
 export interface SectionDefaults {
-  enabled: boolean;
+  /**
+   * Whether the check runs where `enabled` is not set: a fixed default, or one that depends on
+   * the environment (e.g. only for an `https` base URL).
+   */
+  enabled: boolean | ((environment: SectionEnvironment) => boolean);
   interval: string;
   timeout: string;
   /**
@@ -50,8 +59,8 @@ export interface CheckSection<C extends CheckConfigBase = CheckConfigBase> {
   /** The zod slice: a strict mapping with defaults; its problems carry the exact messages. */
   readonly schema: z.ZodType;
   readonly defaults: SectionDefaults;
-  /** The parsed section (durations in ms, file spelling) → the check's config. */
-  toConfig(parsed: unknown): C;
+  /** The parsed section (durations in ms, file spelling) of `environment` → the check's config. */
+  toConfig(parsed: unknown, environment: SectionEnvironment): C;
   /**
    * The gaps between the requests this section schedules while it is enabled (read from a parse
    * that may have failed elsewhere: only numbers count).

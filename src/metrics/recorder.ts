@@ -41,7 +41,12 @@ export class Recorder {
 
   /** Sets the configuration gauges of the checks enabled in `environment` (at start-up). */
   describeEnvironment(environment: EnvironmentConfig): void {
-    const shared = { name: environment.name, thresholds: environment.thresholds };
+    const shared = {
+      name: environment.name,
+      baseUrl: environment.baseUrl,
+      extraTrust: environment.extraTrust?.certificates ?? [],
+      thresholds: environment.thresholds,
+    };
     for (const check of this.metrics.catalog.checks) {
       const config = sectionOf(environment, check);
       if (!config.enabled) continue;

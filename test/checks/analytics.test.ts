@@ -357,13 +357,17 @@ describe('analytics config', () => {
 
   it('is off unless configured, with defaults that fit the API analytics limit', () => {
     const parsed = analyticsCheck.config.schema.parse({});
-    expect(analyticsCheck.config.toConfig(parsed)).toMatchObject({
+    expect(
+      analyticsCheck.config.toConfig(parsed, { baseUrl: 'https://api.example' }),
+    ).toMatchObject({
       enabled: false,
       intervalMs: MINUTE,
       maxPages: 10,
       maxLookups: 5,
     });
-    expect(analyticsCheck.config.toConfig(parsed)).not.toHaveProperty('campaignId');
+    expect(
+      analyticsCheck.config.toConfig(parsed, { baseUrl: 'https://api.example' }),
+    ).not.toHaveProperty('campaignId');
   });
 
   it('refuses pages and lookups that could exceed 60 analytics requests a minute', () => {

@@ -95,7 +95,7 @@ describe('the check registry', () => {
     for (const check of checks) {
       const parsed = check.config.schema.safeParse({ enabled: false });
       expect(parsed.success, check.name).toBe(true);
-      const config = check.config.toConfig(parsed.data);
+      const config = check.config.toConfig(parsed.data, { baseUrl: 'https://api.example' });
       expect(Object.keys(config), check.name).toEqual(
         expect.arrayContaining(['enabled', 'intervalMs', 'timeoutMs', 'requestTimeoutMs']),
       );

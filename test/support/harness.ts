@@ -85,7 +85,9 @@ function disabledSections(): CheckConfigs {
   return Object.fromEntries(
     CHECK_LIST.map((check) => [
       check.name,
-      check.config.toConfig(check.config.schema.parse({ enabled: false })),
+      check.config.toConfig(check.config.schema.parse({ enabled: false }), {
+        baseUrl: 'http://127.0.0.1',
+      }),
     ]),
   ) as CheckConfigs;
 }
