@@ -417,7 +417,7 @@ function distribution(
   const samples = history?.samples ?? [];
   const counts = new Map<string, number>();
   for (const s of samples) {
-    const value = s.summary[dist.key] ?? 'no outcome';
+    const value = String(s.summary[dist.key] ?? 'no outcome');
     counts.set(value, (counts.get(value) ?? 0) + 1);
   }
   const total = samples.length;
@@ -463,7 +463,10 @@ function distribution(
 function sessionsPanel(env: EnvironmentHistory): Node {
   let dataSet: string | null = null;
   for (const history of Object.values(env.checks)) {
-    for (const s of history.samples) dataSet = s.summary['service_data_set'] ?? dataSet;
+    for (const s of history.samples) {
+      const value = s.summary['service_data_set'];
+      if (value !== undefined && value !== null) dataSet = String(value);
+    }
   }
   return el(
     'dl',

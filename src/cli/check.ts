@@ -146,7 +146,8 @@ function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult 
   const keyEnv = values['api-key-env'] as string | undefined;
   const keyFile = values['api-key-file'] as string | undefined;
   const caFile = values['ca-file'] as string | undefined;
-  if ((keyEnv === undefined) === (keyFile === undefined)) {
+  const keyless = check.usesApiKey === false && keyEnv === undefined && keyFile === undefined;
+  if (!keyless && (keyEnv === undefined) === (keyFile === undefined)) {
     throw new UsageError(
       '--base-url needs exactly one of --api-key-env VAR or --api-key-file FILE',
     );
@@ -168,7 +169,11 @@ function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult 
       {
         name: (values['environment'] as string | undefined) ?? 'cli',
         base_url: values['base-url'],
-        ...(keyEnv ? { api_key_env: keyEnv } : { api_key_file: keyFile }),
+        ...(keyless
+          ? { api_key_env: UNUSED_KEY_VAR }
+          : keyEnv
+            ? { api_key_env: keyEnv }
+            : { api_key_file: keyFile }),
         ...(caFile === undefined ? {} : { ca_file: caFile }),
         // One-shot: no schedule to fit into, so allow the spec's full polling window.
         request_budget_per_second: 2,
@@ -176,8 +181,14 @@ function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult 
       },
     ],
   };
-  return validateConfigDocument(document, { checks: CHECK_LIST, env: io.env, cwd: io.cwd });
+  // A check that sends no API request is given a key that is never sent, so the one-environment
+  // configuration is as valid as any other.
+  const env = keyless ? { ...io.env, [UNUSED_KEY_VAR]: 'unused-no-api-request' } : io.env;
+  return validateConfigDocument(document, { checks: CHECK_LIST, env, cwd: io.cwd });
 }
+
+/** The variable that holds the placeholder key of a check that sends no API request. */
+const UNUSED_KEY_VAR = 'ISA_MONITOR_UNUSED_API_KEY';
 
 function formatTrace(result: CheckResult, check: AnyCheck, environment: EnvironmentConfig): string {
   const lines = [

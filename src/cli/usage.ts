@@ -49,7 +49,8 @@ or config error.
                         (default: the first one)
   --base-url URL        check this API base URL instead of a configured environment
   --api-key-env VAR     with --base-url: environment variable holding the API key
-  --api-key-file FILE   with --base-url: file holding the API key
+  --api-key-file FILE   with --base-url: file holding the API key (neither is needed by a
+                        check that sends no API request)
   --ca-file FILE        with --base-url: PEM certificate authorities trusted besides the
                         system's (as an environment's ca_file)
   --json                print the result as JSON

@@ -28,8 +28,11 @@ export interface StepRecord {
   error: string | null;
 }
 
-/** The fields a check adds to its `check --json` document (snake_case keys, bounded values). */
-export type Summary = Readonly<Record<string, string | null>>;
+/**
+ * The fields a check adds to its `check --json` document (snake_case keys, bounded values): text,
+ * or a number or a yes/no where the document promises one (e.g. days left, verified).
+ */
+export type Summary = Readonly<Record<string, string | number | boolean | null>>;
 
 /**
  * Measurements the status page shows beside the summary (snake_case keys; `_ms` for durations),
@@ -339,6 +342,11 @@ export interface Check<
   details?(facts: Facts | null): Details;
   /** How the status page presents the check (see `PageView`); a plain row when absent. */
   page?: PageView;
+  /**
+   * False for a check that sends no API request (it looks at the endpoint itself): `check <name>
+   * --base-url URL` then needs no API key. Default true.
+   */
+  usesApiKey?: boolean;
   /** Options of `check <name> --base-url ...`, which builds a one-environment config. */
   adHoc?: AdHocOptions;
   /** Writes the facts of one run as metrics. */
