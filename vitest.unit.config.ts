@@ -10,6 +10,8 @@ import base from './vitest.config.js';
 
 /** Tests that start processes or real tools: the integration tier. */
 export const INTEGRATION = [
+  // A check's folder names its process-starting tests so, and they land here without a list.
+  '**/*.integration.test.ts',
   'test/alerts/**',
   'test/build/**',
   'test/chaos/**',
