@@ -17,6 +17,7 @@ import { coverageCheck } from './coverage/index.js';
 import { lifecycleCheck } from './lifecycle/index.js';
 import { pingCheck } from './ping/index.js';
 import { providersCheck } from './providers/index.js';
+import { tlsCheck } from './tls/index.js';
 
 export const CHECK_LIST = [
   pingCheck,
@@ -24,6 +25,7 @@ export const CHECK_LIST = [
   analyticsCheck,
   providersCheck,
   coverageCheck,
+  tlsCheck,
 ] as const;
 
 export type RegisteredCheck = (typeof CHECK_LIST)[number];

@@ -1,0 +1,132 @@
+/**
+ * The certificate check: the chain an environment's `https` base URL presents, read with one TLS
+ * handshake (`inspect.ts`) and no API request, so it needs no API key and takes no request-budget
+ * token. It reports the earliest `notAfter` of the chain (also when the chain does not verify: an
+ * untrusted or mismatched certificate still ends on a known day), whether the chain verifies
+ * against the system's CAs plus the environment's `ca_file` and matches the host name, and one
+ * result of `TLS_RESULTS`.
+ *
+ * An expired partner certificate is a total and predictable outage: the rules ticket three weeks
+ * ahead and page for production when the certificate has expired, is not trusted, does not match
+ * the host name, or has under three days left (docs/alerts.md, "Certificates").
+ */
+import { z } from 'zod';
+import { checkSection } from '../../config/section.js';
+import { defineCheck } from '../../kernel/check.js';
+import { DEFAULT_MIN_DAYS, TLS_RESULTS, inspectCertificate, type TlsFacts } from './inspect.js';
+
+export { TLS_RESULTS } from './inspect.js';
+
+/** What a run finds where the base URL is not `https`: no handshake is tried. */
+const NOT_HTTPS: TlsFacts = {
+  result: 'handshake_failed',
+  reason: 'NOT_HTTPS',
+  earliestNotAfter: null,
+  daysLeft: null,
+  verified: false,
+  authorized: false,
+  authorizationError: null,
+  hostnameMatches: null,
+  hostnameError: null,
+  chainLength: 0,
+  durationMs: 0,
+};
+
+const metrics = {
+  tlsRuns: {
+    name: 'isa_tls_runs_total',
+    help: 'Certificate checks of the base URL by result.',
+    type: 'counter',
+    labels: ['environment', 'result'],
+    knownValues: { result: TLS_RESULTS },
+  },
+  tlsExpiry: {
+    name: 'isa_tls_expiry_timestamp_seconds',
+    help: 'Earliest notAfter of the certificate chain the base URL presents, as Unix time; also when the chain does not verify.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
+  tlsVerified: {
+    name: 'isa_tls_verified',
+    help: '1 when the chain verified (system CAs plus ca_file) and matched the host name, else 0.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
+} as const;
+
+export const tlsCheck = defineCheck({
+  name: 'tls',
+  // On by default where there is a certificate to look at; one handshake an hour costs nothing.
+  config: checkSection({
+    name: 'tls',
+    defaults: {
+      enabled: (environment) => environment.baseUrl.startsWith('https:'),
+      interval: '1h',
+      timeout: '15s',
+    },
+    shape: {
+      min_days: z
+        .number({ error: 'must be a whole number of days of at least 0' })
+        .int({ error: 'must be a whole number of days of at least 0' })
+        .min(0, { error: 'must be a whole number of days of at least 0' })
+        .default(DEFAULT_MIN_DAYS),
+    },
+    toConfig: (parsed) => ({ minDays: parsed.min_days }),
+  }),
+  metrics,
+  operations: [],
+  contractChecks: [],
+  usesApiKey: false,
+  summaryKeys: ['result', 'expires_at', 'days_left', 'verified'],
+  async run(ctx) {
+    const { baseUrl, extraTrust } = ctx.environment;
+    if (!baseUrl.startsWith('https:')) {
+      // Switched on for a plain-HTTP base URL: no TLS there, so no handshake can succeed.
+      return { outcome: 'fail', reason: 'handshake_failed: NOT_HTTPS', facts: NOT_HTTPS };
+    }
+    const facts = await inspectCertificate({
+      url: baseUrl,
+      ca: extraTrust,
+      timeoutMs: ctx.config.requestTimeoutMs,
+      signal: ctx.signal,
+      minDays: ctx.config.minDays,
+    });
+    return {
+      outcome: facts.result === 'ok' ? 'pass' : 'fail',
+      reason: facts.result === 'ok' ? null : describe(facts),
+      facts,
+    };
+  },
+  summary: (facts) => ({
+    result: facts?.result ?? null,
+    expires_at:
+      facts?.earliestNotAfter == null
+        ? null
+        : new Date(facts.earliestNotAfter * 1000).toISOString(),
+    // Whole days left, as a person counts them; the result is judged on the exact time.
+    days_left: facts?.daysLeft == null ? null : Math.floor(facts.daysLeft),
+    verified: facts?.verified ?? null,
+  }),
+  trace: (facts) => {
+    if (facts === null) return [];
+    if (facts.earliestNotAfter === null) return [`certificate ${facts.result}`];
+    const day = new Date(facts.earliestNotAfter * 1000).toISOString().slice(0, 10);
+    const verified = facts.verified ? 'verified' : 'not verified';
+    const days = Math.floor(facts.daysLeft ?? 0);
+    return [`certificate ${facts.result}: expires ${day} (${days} days), ${verified}`];
+  },
+  record(facts, sink) {
+    sink.inc(metrics.tlsRuns, { result: facts.result });
+    // A run that read no chain leaves the last known expiry: the certificate did not change.
+    if (facts.earliestNotAfter !== null) sink.set(metrics.tlsExpiry, {}, facts.earliestNotAfter);
+    // Nothing verified without a handshake; a network failure or timeout says nothing about it.
+    if (facts.result !== 'network_error' && facts.result !== 'timeout') {
+      sink.set(metrics.tlsVerified, {}, facts.verified ? 1 : 0);
+    }
+  },
+});
+
+/** The run's failure reason: the result and its bounded code (never a message). */
+function describe(facts: TlsFacts): string {
+  return facts.reason === null ? facts.result : `${facts.result}: ${facts.reason}`;
+}
