@@ -26,6 +26,7 @@ const EXEMPT: Record<string, string> = {
   'src/api/': 'the API client: `ping` is also the API operation GET /ping',
   'src/kernel/vocabulary.ts': '`ping` is also an API operation (the `operation` label)',
   'src/cli/demo.ts': 'the demo configuration: a config document, like examples/',
+  'src/cli/simulate.ts': "the simulator's options: `--tls` is the protocol it serves",
 };
 
 /** A check name as a string ('ping', "ping", `ping`, '/ping'), a property (.ping) or a key (ping:). */

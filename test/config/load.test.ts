@@ -112,6 +112,14 @@ describe('defaults', () => {
             geography: { states: ['CO'] },
             minProviders: 0,
           },
+          // On for an https base URL.
+          tls: {
+            enabled: true,
+            intervalMs: 3_600_000,
+            timeoutMs: 15_000,
+            requestTimeoutMs: 15_000,
+            minDays: 14,
+          },
         },
       ],
     });
@@ -142,6 +150,7 @@ environments:
       tracts: ["08031001100"]
       blocks: ["080310011001000"]
       min_providers: 3
+    tls: { enabled: true, interval: 6h, timeout: 5s, min_days: 30 }
     lifecycle:
       interval: 2s
       timeout: 1500ms
@@ -216,6 +225,13 @@ environments:
           blocks: ['080310011001000'],
         },
         minProviders: 3,
+      },
+      tls: {
+        enabled: true,
+        intervalMs: 21_600_000,
+        timeoutMs: 5_000,
+        requestTimeoutMs: 5_000,
+        minDays: 30,
       },
     });
     // Absent optional address fields stay absent, so the address is a session request as it is.

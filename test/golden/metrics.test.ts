@@ -20,6 +20,7 @@ import {
   lifecycleResult,
   pingResult,
   providersResult,
+  tlsResult,
   testMetrics,
 } from '../metrics/fixtures.js';
 import { serve, type Served } from '../server/serve.js';
@@ -91,6 +92,7 @@ beforeAll(async () => {
     recorder.recordResult(providersResult({ environment }));
     recorder.recordResult(coverageResult({ environment }));
     recorder.recordResult(analyticsResult({ environment }));
+    recorder.recordResult(tlsResult({ environment }));
     for (const kind of ['ok', 'timeout', 'unauthorized', 'teapot'] as const) {
       recorder.recordResult(pingResult(kind, { environment }));
     }

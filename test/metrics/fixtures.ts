@@ -18,6 +18,7 @@ import {
 } from '../../src/metrics/registry.js';
 import { testEnvironment } from '../support/harness.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
+import type { TlsFacts } from '../../src/checks/tls/inspect.js';
 
 /** 2024-05-01T12:00:00Z */
 export const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
@@ -259,6 +260,24 @@ function passingRun<Facts>(
     responses: steps.map((s) => ({ operation: s.operation, code: '200' })),
     contractChecks: [{ check: 'response_schema', result: 'pass' }],
   };
+}
+
+/** A tls Result: a verified chain that ends on 2027-01-01, well ahead. */
+export function tlsResult(opts: { environment?: string; startedAt?: number } = {}): CheckResult {
+  const facts: TlsFacts = {
+    result: 'ok',
+    reason: null,
+    earliestNotAfter: 1_798_761_600,
+    daysLeft: 40,
+    verified: true,
+    authorized: true,
+    authorizationError: null,
+    hostnameMatches: true,
+    hostnameError: null,
+    chainLength: 2,
+    durationMs: 12,
+  };
+  return { ...passingRun('tls', facts, [], opts), contractChecks: [] };
 }
 
 /** A providers Result: 12 FCC providers and 3 supplemental brands, a changed list. */

@@ -34,6 +34,10 @@ describe('toCheckJson', () => {
       analytics_rows: null,
       ingest_awaiting: null,
       providers: null,
+      result: null,
+      expires_at: null,
+      days_left: null,
+      verified: null,
     });
   });
 
