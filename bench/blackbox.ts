@@ -34,7 +34,8 @@
  *
  * Usage: npx tsx bench/blackbox.ts [--mode compare|idle|default|scale|drift|slip] [--seconds S]
  *                                  [--environments N] [--interval 60s] [--baseline DIR]
- *                                  [--cli PATH/dist/cli.js] [--confirm on|off] [--hosts ip|name]
+ *                                  [--cli PATH/dist/cli.js] [--node PATH/bin/node]
+ *                                  [--confirm on|off] [--hosts ip|name]
  * Needs `npm run build` first (the daemon runs from dist/, as users run it) and, for compare and
  * idle, `prometheus-blackbox-exporter` (apt-get install prometheus-blackbox-exporter). Every
  * process it starts listens on 127.0.0.1 and is stopped at the end, also on Ctrl-C.
@@ -77,6 +78,9 @@ const { values } = parseArgs({
     interval: { type: 'string', default: '60s' },
     baseline: { type: 'string' },
     cli: { type: 'string' },
+    // The Node.js binary this build's daemon runs on (the baseline's stays on this one's), so two
+    // runtimes are measured side by side: `--node .../node-24/bin/node --baseline DIR`.
+    node: { type: 'string' },
     // scale: confirmation pings (on by default at 60 s pings); `off` shows what they add.
     confirm: { type: 'string', default: 'on' },
     // scale: `name` reaches the target as `localhost`, so each environment has the `resolve`
@@ -86,6 +90,8 @@ const { values } = parseArgs({
 });
 /** The daemon as built by `npm run build`; `--cli` names another build's, to compare two versions. */
 const CLI = values.cli ?? join(ROOT, 'dist', 'cli.js');
+/** The runtime of this build's daemon; the baseline's is the one running this script. */
+const NODE = values.node ?? process.execPath;
 const mode = values.mode ?? 'compare';
 const defaultSeconds: Record<string, number> = {
   compare: 120,
@@ -230,7 +236,7 @@ function interpreterLine(script: string): { env: Record<string, string>; options
 }
 
 /** Runs `isa-monitor run --config` as users do, and waits until /readyz answers 200. */
-async function startDaemon(config: object, cli = CLI): Promise<Daemon> {
+async function startDaemon(config: object, cli = CLI, node = NODE): Promise<Daemon> {
   const file = join(tmp, `isa-monitor-${children.length}.json`);
   writeFileSync(file, JSON.stringify(config));
   const logs: string[] = [];
@@ -239,7 +245,7 @@ async function startDaemon(config: object, cli = CLI): Promise<Daemon> {
   // interpreter line.
   const interpreter = interpreterLine(cli);
   const { child } = await start(
-    process.execPath,
+    node,
     [...interpreter.options, cli, 'run', '--config', file],
     /serving/,
     {
@@ -1016,11 +1022,17 @@ async function scale(): Promise<void> {
 async function startBuilds(
   config: (build: string) => object,
 ): Promise<Array<{ build: string; daemon: Daemon }>> {
-  const builds = [{ build: 'this build', cli: CLI }];
-  if (BASELINE_CLI !== undefined) builds.push({ build: 'baseline', cli: BASELINE_CLI });
+  const builds = [{ build: 'this build', cli: CLI, node: NODE }];
+  if (BASELINE_CLI !== undefined) {
+    builds.push({ build: 'baseline', cli: BASELINE_CLI, node: process.execPath });
+  }
   const started = [];
-  for (const { build, cli } of builds) {
-    started.push({ build, daemon: await startDaemon(config(build), cli) });
+  for (const { build, cli, node } of builds) {
+    if (NODE !== process.execPath) {
+      const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+      line(`${build}: Node.js ${version} (${node})`);
+    }
+    started.push({ build, daemon: await startDaemon(config(build), cli, node) });
   }
   return started;
 }
