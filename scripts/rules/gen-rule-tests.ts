@@ -1,6 +1,6 @@
 /**
- * Generates promtool rule tests (`alerts/tests/*.yaml`) from per-minute scenarios
- * (`alerts/tests/scenarios/*.yaml`).
+ * Generates promtool rule tests (`alerts/tests/*.yaml`) from per-minute scenarios: the monitor's
+ * (`alerts/tests/scenarios/*.yaml`) and each check's (`src/checks/<name>/scenarios/*.yaml`).
  *
  * Writing counters by hand at 15 s resolution is error-prone: one ping a minute means four samples
  * per ping, and a histogram's buckets, count and sum must move together. A scenario instead says
@@ -13,11 +13,13 @@
  * `npm run generate` (scripts/generate.ts) writes the files, with every other generated file;
  * `npm run generate -- --check` only reports the files that differ (exit 1).
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import YAML from 'yaml';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import type { AnyCheck } from '../../src/kernel/check.js';
 import { formatDuration, parseDuration } from './durations.js';
 import {
   alertRules,
@@ -141,6 +143,38 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
 }
 
 /**
+ * Every scenario file, repository-relative: the monitor's (`alerts/tests/scenarios/`), then each
+ * registered check's (`src/checks/<name>/scenarios/`) in registry order. Each becomes the test file
+ * of the same name in `alerts/tests/`, so names must be unique.
+ */
+export function scenarioFiles(root: string = REPO_ROOT): string[] {
+  const dirs = [
+    SCENARIO_DIR,
+    ...(CHECK_LIST as readonly AnyCheck[]).map((check) => checkScenarioDir(check.name)),
+  ];
+  const files = dirs.flatMap((dir) =>
+    existsSync(join(root, dir))
+      ? readdirSync(join(root, dir))
+          .filter((f) => f.endsWith('.yaml'))
+          .sort()
+          .map((f) => join(dir, f))
+      : [],
+  );
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    const other = seen.get(basename(file));
+    if (other) throw new Error(`scenario files ${other} and ${file} would write one test file`);
+    seen.set(basename(file), file);
+  }
+  return files;
+}
+
+/** Where the check called `name` keeps its rule-test scenarios. */
+export function checkScenarioDir(name: string): string {
+  return `src/checks/${name}/scenarios`;
+}
+
+/**
  * The test file generated from every scenario file, keyed by repository-relative path. The rules
  * are the committed file's unless `rulesText` is given (scripts/generate.ts passes the rules it
  * has just assembled).
@@ -150,12 +184,8 @@ export async function generateAll(
   rulesText: string = readFileSync(join(root, RULES_PATH), 'utf8'),
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const scenarioDir = join(root, SCENARIO_DIR);
-  for (const name of readdirSync(scenarioDir)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()) {
-    const source = join(SCENARIO_DIR, name);
-    const target = join(TESTS_DIR, basename(name));
+  for (const source of scenarioFiles(root)) {
+    const target = join(TESTS_DIR, basename(source));
     const text = await generateRuleTests(readFileSync(join(root, source), 'utf8'), rulesText, {
       ruleFile: relative(dirname(target), RULES_PATH),
       source,

@@ -2,7 +2,7 @@
  * The paging rules with confirmation pings, judged by the small evaluator of their own condition
  * expressions (scripts/rules/page-evaluator.ts) over simulated pings: 30 days of noise page 0
  * times, and the same evaluator does page on a real degradation, within the measured bound. The
- * promtool scenarios (alerts/tests/scenarios/confirm.yaml) check the same shapes in Prometheus.
+ * promtool scenarios (src/checks/ping/scenarios/confirm.yaml) check the same shapes in Prometheus.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
