@@ -89,7 +89,7 @@ export function confirmEvents<T extends PingOutcome>(
       const nextStart = (scheduledRunning ? scheduled[i + 1] : current)?.start ?? Infinity;
       if (running || scheduledRunning || nextStart - t <= policy.deadline) continue;
       const outcome = answer(t);
-      out.push({ kind: 'ping', start: t, outcome });
+      out.push({ kind: 'run', start: t, outcome });
       running = { end: t + outcome.seconds, outcome };
     }
   }

@@ -43,7 +43,7 @@ export function simulatePings(api: Api, seconds: number, confirm: boolean): Coun
   }));
   if (confirm) {
     for (const e of confirmEvents(scheduled, (t) => api(t, true))) {
-      if (e.kind !== 'ping' || e.start >= seconds) continue;
+      if (e.kind !== 'run' || e.start >= seconds) continue;
       const o = e.outcome;
       pings.push({
         seen: seenAt(e.start + o.seconds),

@@ -87,7 +87,7 @@ function confirmationEvents(
   };
   const events: RecordedEvent[] = [];
   for (const e of confirmSequence(scheduled, answer)) {
-    if (e.kind === 'ping') {
+    if (e.kind === 'run') {
       if (e.start >= minutes * 60) continue;
       const result = { ...pingResult(environment, e.outcome.ping, e.start), followUp: true };
       events.push({ at: e.start + e.outcome.seconds, record: (r) => r.recordResult(result) });

@@ -39,8 +39,9 @@ export interface ScheduledPing extends PingOutcome {
   start: number;
 }
 
+/** A follow-up sequence's events: `run` is one confirmation ping (a follow-up run). */
 export type ConfirmEvent<T> =
-  | { kind: 'ping'; start: number; outcome: T }
+  | { kind: 'run'; start: number; outcome: T }
   | { kind: 'started'; at: number }
   | { kind: 'ended'; at: number; end: 'recovered' | 'window_elapsed' };
 
