@@ -6,8 +6,9 @@
  * - deploy/kubernetes/base/prometheusrule.yaml from alerts/isa-monitor.rules.yaml;
  * - deploy/kubernetes/base/dashboards-configmap.yaml from dashboards/*.json.
  *
- * Pure: reads the sources, returns the file texts. scripts/deploy/generate.ts writes them;
- * test/deploy/generated.test.ts fails when a committed file differs from what this returns.
+ * Pure: reads the sources (or takes them in memory), returns the file texts. scripts/generate.ts
+ * writes them; test/deploy/generated.test.ts fails when a committed file differs from what this
+ * returns.
  */
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,7 +21,7 @@ export const RULES_FILE = path.join(REPO_ROOT, 'alerts/isa-monitor.rules.yaml');
 export const DASHBOARDS_DIR = path.join(REPO_ROOT, 'dashboards');
 
 /** The command that rewrites every generated deployment file. */
-export const REGENERATE_COMMAND = 'npm run generate:deploy';
+export const REGENERATE_COMMAND = 'npm run generate';
 
 /** Labels every object of the base carries (the Service's selector uses the first two). */
 export const COMMON_LABELS = {
@@ -55,9 +56,22 @@ function toYaml(doc: unknown): string {
   return stringify(doc, { lineWidth: 0, blockQuote: 'literal' });
 }
 
+/**
+ * The sources the objects are made from. Absent ones are read from the committed files;
+ * scripts/generate.ts passes the texts it has just generated, so one run is consistent.
+ */
+export interface DeploySources {
+  /** The text of alerts/isa-monitor.rules.yaml. */
+  rulesText?: string;
+  /** The dashboards/*.json files: name under dashboards/ and text. */
+  dashboards?: ReadonlyArray<{ file: string; text: string }>;
+}
+
 /** The PrometheusRule whose spec.groups are the rules file's groups, unchanged. */
-export async function renderPrometheusRule(): Promise<GeneratedFile> {
-  const rules = parse(await readFile(RULES_FILE, 'utf8')) as { groups: unknown[] };
+export async function renderPrometheusRule(sources: DeploySources = {}): Promise<GeneratedFile> {
+  const rules = parse(sources.rulesText ?? (await readFile(RULES_FILE, 'utf8'))) as {
+    groups: unknown[];
+  };
   const doc = {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'PrometheusRule',
@@ -71,10 +85,22 @@ export async function renderPrometheusRule(): Promise<GeneratedFile> {
 }
 
 /** One ConfigMap holding every dashboards/*.json, labelled for Grafana's sidecar. */
-export async function renderDashboardsConfigMap(): Promise<GeneratedFile> {
-  const files = (await readdir(DASHBOARDS_DIR)).filter((f) => f.endsWith('.json')).sort();
+export async function renderDashboardsConfigMap(
+  sources: DeploySources = {},
+): Promise<GeneratedFile> {
+  const dashboards =
+    sources.dashboards ??
+    (await Promise.all(
+      (await readdir(DASHBOARDS_DIR))
+        .filter((f) => f.endsWith('.json'))
+        .map(async (file) => ({
+          file,
+          text: await readFile(path.join(DASHBOARDS_DIR, file), 'utf8'),
+        })),
+    ));
   const data: Record<string, string> = {};
-  for (const file of files) data[file] = await readFile(path.join(DASHBOARDS_DIR, file), 'utf8');
+  for (const { file, text } of [...dashboards].sort((a, b) => (a.file < b.file ? -1 : 1)))
+    data[file] = text;
   const doc = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -91,6 +117,7 @@ export async function renderDashboardsConfigMap(): Promise<GeneratedFile> {
   };
 }
 
-export async function renderAll(): Promise<GeneratedFile[]> {
-  return [await renderPrometheusRule(), await renderDashboardsConfigMap()];
+/** Every generated deployment file, from `sources` or the committed rules and dashboards. */
+export async function renderAll(sources: DeploySources = {}): Promise<GeneratedFile[]> {
+  return [await renderPrometheusRule(sources), await renderDashboardsConfigMap(sources)];
 }

@@ -13,19 +13,9 @@
  */
 import { FollowUpSequence } from '../../src/scheduler/follow-up.js';
 
-/** One ping's outcome as the paging rules see it. */
-export interface PingOutcome {
-  /** Slower than the critical threshold (timeouts included). */
-  slow: boolean;
-  /** A server error, a timeout or a network error. */
-  failed: boolean;
-  /** How long it ran. */
-  seconds: number;
-}
+import type { ConfirmEvent, PingOutcome, ScheduledPing } from '../../src/checks/shared/scenario.js';
 
-export interface ScheduledPing extends PingOutcome {
-  start: number;
-}
+export type { ConfirmEvent, PingOutcome, ScheduledPing };
 
 export interface ConfirmPolicy {
   interval: number;
@@ -44,11 +34,6 @@ export const DEFAULT_CONFIRM_POLICY: ConfirmPolicy = {
   successes: 3,
   deadline: 11,
 };
-
-export type ConfirmEvent<T> =
-  | { kind: 'ping'; start: number; outcome: T }
-  | { kind: 'started'; at: number }
-  | { kind: 'ended'; at: number; end: 'recovered' | 'window_elapsed' };
 
 const bad = (o: PingOutcome) => o.slow || o.failed;
 
@@ -104,7 +89,7 @@ export function confirmEvents<T extends PingOutcome>(
       const nextStart = (scheduledRunning ? scheduled[i + 1] : current)?.start ?? Infinity;
       if (running || scheduledRunning || nextStart - t <= policy.deadline) continue;
       const outcome = answer(t);
-      out.push({ kind: 'ping', start: t, outcome });
+      out.push({ kind: 'run', start: t, outcome });
       running = { end: t + outcome.seconds, outcome };
     }
   }

@@ -1,14 +1,17 @@
 /**
- * The scenario files of the rule tests (`alerts/tests/scenarios/*.yaml`): their schema and their
- * per-minute timelines. A scenario says what happened each minute (`10*ok 5*slow_critical`); this
- * module only reads that text. What an event means to the monitor is `check-results.ts`'s business.
+ * The scenario files of the rule tests (`alerts/tests/scenarios/*.yaml`, the monitor's, and
+ * `src/checks/<name>/scenarios/*.yaml`, each check's): their schema and their per-minute
+ * timelines. A scenario says what happened each minute (`10*ok 5*slow_critical`); this
+ * module only reads that text. What an event means to the monitor is `check-results.ts`'s business,
+ * and each check's `scenario-results.ts` for its own timeline.
  */
 import { z } from 'zod';
 import YAML from 'yaml';
 import { parseDuration } from './durations.js';
 
-/** The event for "nothing this minute" (no ping, no finished lifecycle run). */
-export const NO_EVENT = '-';
+import { NO_EVENT, expandTimeline } from '../../src/checks/shared/scenario.js';
+
+export { NO_EVENT, expandTimeline };
 
 const labelValue = z.union([z.string(), z.null()]);
 const firingSchema = z
@@ -166,41 +169,6 @@ export function parseScenarioFile(text: string, source: string): ScenarioFile {
 
 export function isAlertCheck(check: Scenario['checks'][number]): check is AlertCheck {
   return 'alert' in check;
-}
-
-/**
- * Expands a timeline such as `10*ok 3*(slow_critical ok) -` into one event per minute, cut or
- * padded with `pad` to exactly `minutes`.
- */
-export function expandTimeline(text: string, minutes: number, pad: string): string[] {
-  const tokens = text.match(/\d+\*|\(|\)|[^\s()*]+/g) ?? [];
-  let pos = 0;
-  const parseSequence = (closing: boolean): string[] => {
-    const events: string[] = [];
-    while (pos < tokens.length) {
-      let token = tokens[pos++] ?? '';
-      if (token === ')') {
-        if (!closing) throw new Error(`unbalanced ")" in timeline "${text}"`);
-        return events;
-      }
-      let count = 1;
-      if (/^\d+\*$/.test(token)) {
-        count = Number(token.slice(0, -1));
-        token = tokens[pos++] ?? '';
-      }
-      let item: string[];
-      if (token === '(') item = parseSequence(true);
-      else if (token === ')' || token === '')
-        throw new Error(`repeat without an event in "${text}"`);
-      else item = [token];
-      for (let i = 0; i < count; i++) events.push(...item);
-    }
-    if (closing) throw new Error(`missing ")" in timeline "${text}"`);
-    return events;
-  };
-  const events = parseSequence(false).slice(0, minutes);
-  while (events.length < minutes) events.push(pad);
-  return events;
 }
 
 /** The scenario's length in minutes: as given, or one minute past its last check. */

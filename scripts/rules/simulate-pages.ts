@@ -2,7 +2,7 @@
  * Simulations of one monitor's pings against an API whose behaviour is a function of time, with
  * the confirmation pings the daemon's policy adds (`confirm-sequence.ts`), judged by the paging
  * rules' own conditions (`page-evaluator.ts`): the 30-day noise simulation and the time to page
- * over onset phases. The promtool scenarios (alerts/tests/scenarios/confirm.yaml) check the same
+ * over onset phases. The promtool scenarios (src/checks/ping/scenarios/confirm.yaml) check the same
  * cases against real Prometheus evaluation; this covers what is too long or too many for promtool.
  *
  * Usage: `npx tsx scripts/rules/simulate-pages.ts` prints the noise result and the phase table.
@@ -43,7 +43,7 @@ export function simulatePings(api: Api, seconds: number, confirm: boolean): Coun
   }));
   if (confirm) {
     for (const e of confirmEvents(scheduled, (t) => api(t, true))) {
-      if (e.kind !== 'ping' || e.start >= seconds) continue;
+      if (e.kind !== 'run' || e.start >= seconds) continue;
       const o = e.outcome;
       pings.push({
         seen: seenAt(e.start + o.seconds),

@@ -4,7 +4,8 @@
  * generate from the checks (rules, dashboards, docs) import it and hand the list to the generic
  * layers (config, environment, scheduler, metrics, server), which never import it
  * (docs/architecture.md, "The composition root"). The order here is the order of config
- * sections, schedules and documents.
+ * sections, schedules and documents, and of the checks' rules and rule-test scenarios that
+ * `npm run generate` assembles (docs/architecture.md, "Generated files").
  */
 import { analyticsCheck } from './analytics/index.js';
 import { summaryKeysOf, type AnyCheck } from '../kernel/check.js';

@@ -2,7 +2,7 @@
  * The paging rules with confirmation pings, judged by the small evaluator of their own condition
  * expressions (scripts/rules/page-evaluator.ts) over simulated pings: 30 days of noise page 0
  * times, and the same evaluator does page on a real degradation, within the measured bound. The
- * promtool scenarios (alerts/tests/scenarios/confirm.yaml) check the same shapes in Prometheus.
+ * promtool scenarios (src/checks/ping/scenarios/confirm.yaml) check the same shapes in Prometheus.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,13 +98,13 @@ describe('confirmation sequences', () => {
 
   it('end after 3 good confirmation pings, skipping none of them in the first 30 s', () => {
     const events = confirmEvents(scheduled([true, false]), () => GOOD);
-    expect(events.map((e) => e.kind)).toEqual(['started', 'ping', 'ping', 'ping', 'ended']);
-    expect(events.filter((e) => e.kind === 'ping').map((e) => e.start)).toEqual([13, 23, 33]);
+    expect(events.map((e) => e.kind)).toEqual(['started', 'run', 'run', 'run', 'ended']);
+    expect(events.filter((e) => e.kind === 'run').map((e) => e.start)).toEqual([13, 23, 33]);
   });
 
   it('during a fault, ping every 10 s but never within 11 s of the next scheduled ping', () => {
     const events = confirmEvents(scheduled([true, true, true]), () => FAILED);
-    const starts = events.flatMap((e) => (e.kind === 'ping' ? [e.start] : []));
+    const starts = events.flatMap((e) => (e.kind === 'run' ? [e.start] : []));
     // Only while another scheduled ping follows (the last one here starts at 121 s).
     for (const s of starts.filter((x) => x < 121)) expect((s - 1) % 60, `${s}`).toBeLessThan(49);
     // 63 to 103 s; the tick of 113 s falls within 11 s of the scheduled ping of 121 s.

@@ -32,14 +32,14 @@ const committedNames = (await readdir(join(REPO_ROOT, TESTS_DIR)))
   .sort();
 
 describe('generated promtool tests', () => {
-  it('are up to date with their scenarios and the rules (npx tsx scripts/rules/gen-rule-tests.ts)', async () => {
+  it('are up to date with their scenarios and the rules (npm run generate)', async () => {
     const generated = await generateAll();
     expect([...generated.keys()].map((p) => p.slice(TESTS_DIR.length + 1)).sort()).toEqual(
       committedNames,
     );
     for (const [path, text] of generated) {
       const committed = await readFile(join(REPO_ROOT, path), 'utf8');
-      expect(committed, `${path} is stale: run npx tsx scripts/rules/gen-rule-tests.ts`).toBe(text);
+      expect(committed, `${path} is stale: run npm run generate`).toBe(text);
     }
     // The real recorder renders every scrape of every scenario: a few seconds alone, more when busy.
   }, 120_000);

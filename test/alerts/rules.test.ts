@@ -12,6 +12,7 @@ import {
   RUNBOOK_BASE,
   alertRules,
   allRules,
+  groups,
   recordingRules,
 } from './rules-file.js';
 import { runTool } from './tools.js';
@@ -82,6 +83,29 @@ describe('alerts/isa-monitor.rules.yaml', () => {
       expect(rule.for, rule.alert).toBeDefined();
       if (rule.labels?.['severity'] === 'critical')
         expect(rule.keep_firing_for, rule.alert).toBeDefined();
+    }
+  });
+
+  // The file is assembled from fragments (scripts/rules/assemble-rules.ts), so its order is the
+  // fragments' order: what keeps an alert reading this evaluation's values is checked here.
+  it('records every series before, and in the same group as, every rule that reads it', () => {
+    const recordedIn = new Map<string, string>();
+    for (const group of groups)
+      for (const rule of group.rules) if (rule.record) recordedIn.set(rule.record, group.name);
+    for (const group of groups) {
+      const recordedSoFar = new Set<string>();
+      for (const rule of group.rules) {
+        const reads = [...rule.expr.matchAll(/\b[a-z_]+:isa_[a-z0-9_]+:[a-z0-9_]+\b/g)].map(
+          (m) => m[0],
+        );
+        for (const name of reads) {
+          expect(recordedIn.get(name), `${rule.record ?? rule.alert} reads ${name}`).toBe(
+            group.name,
+          );
+          expect(recordedSoFar.has(name), `${rule.record ?? rule.alert} reads ${name}`).toBe(true);
+        }
+        if (rule.record) recordedSoFar.add(rule.record);
+      }
     }
   });
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DASHBOARDS, DASHBOARDS_DIR, renderAllDashboards } from '../../dashboards/src/index.js';
 
-const REGENERATE = 'Regenerate with: npx tsx scripts/dashboards/generate.ts';
+const REGENERATE = 'Regenerate with: npm run generate';
 
 describe('committed dashboard JSON', () => {
   it('is exactly what the TypeScript sources generate', async () => {

@@ -1,0 +1,50 @@
+/**
+ * The one generator: writes every file of this repository that is derived from another, in one
+ * process, each stage handed what the stage before it produced (not what is committed), so one
+ * run is consistent however many sources changed:
+ *
+ * 1. the rules (alerts/isa-monitor.rules.yaml) from alerts/src/ and each check's rules.yaml
+ *    (scripts/rules/assemble-rules.ts);
+ * 2. the promtool rule tests (alerts/tests/*.yaml) from the scenarios and those rules;
+ * 3. the dashboards (dashboards/*.json) from dashboards/src;
+ * 4. the Kubernetes objects made from the rules and dashboards (deploy/kubernetes/base/).
+ *
+ *   npm run generate               write every file that differs
+ *   npm run generate -- --check    write nothing; list the stale files and exit 1 if any
+ *
+ * test/build/generated.test.ts runs the check mode, so CI fails while a generated file is stale
+ * (docs/architecture.md, "Generated files").
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { renderAllDashboards, DASHBOARDS_DIR } from '../dashboards/src/index.js';
+import { renderAll as renderDeploy } from './deploy/render.js';
+import { assembleRules } from './rules/assemble-rules.js';
+import { REPO_ROOT, RULES_PATH, generateAll as generateRuleTests } from './rules/gen-rule-tests.js';
+import { runGenerator, writeGenerated, type GeneratedText } from './write-generated.js';
+
+/** The command that rewrites every generated file, as the stale-file messages print it. */
+export const REGENERATE_COMMAND = 'npm run generate';
+
+/** Every generated file with the text the generator writes to it, in generation order. */
+export async function generateEverything(): Promise<GeneratedText[]> {
+  const rulesText = assembleRules(REPO_ROOT);
+  const ruleTests = await generateRuleTests(REPO_ROOT, rulesText);
+  const dashboards = await renderAllDashboards();
+  const deploy = await renderDeploy({ rulesText, dashboards });
+  return [
+    { target: path.join(REPO_ROOT, RULES_PATH), text: rulesText },
+    ...[...ruleTests].map(([file, text]) => ({ target: path.join(REPO_ROOT, file), text })),
+    ...dashboards.map(({ file, text }) => ({ target: path.join(DASHBOARDS_DIR, file), text })),
+    ...deploy.map(({ file, text }) => ({ target: path.join(REPO_ROOT, file), text })),
+  ];
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  runGenerator(async () =>
+    writeGenerated(await generateEverything(), {
+      check: process.argv.includes('--check'),
+      regenerate: REGENERATE_COMMAND,
+    }),
+  );
+}
