@@ -83,6 +83,7 @@ export function environmentConfigs(
           // The reference checks too: their series exist only where the scenario has a timeline.
           providers: { enabled: spec.providers !== undefined },
           coverage: { enabled: spec.coverage !== undefined },
+          tls: { enabled: spec.tls !== undefined },
         };
       }),
     },

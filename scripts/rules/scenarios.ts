@@ -47,6 +47,8 @@ const environmentSchema = z
     analytics: z.string().optional(),
     /** Provider-list fetches: the number of providers listed, or `-` (no fetch that minute). */
     providers: z.string().optional(),
+    /** Certificate checks: days left (`uN` untrusted, `mN` another host name), or `-`. */
+    tls: z.string().optional(),
     /**
      * Confirmation pings on (`ping.confirm`), and what the API answers them: one ping event per
      * 10-second slot (`18*ok 6*slow_critical`, padded with ok). When they happen follows from the

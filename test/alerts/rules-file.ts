@@ -38,6 +38,9 @@ export const CONTRACT_ALERTS: Readonly<Record<string, readonly string[]>> = {
   IsaClosedSessionNotGone: ['warning'],
   IsaQualifyTimeoutsRising: ['warning'],
   IsaCredentialsRejected: ['critical', 'warning'],
+  // Added with the tls check (docs/alerts.md).
+  IsaTlsCertificateExpiring: ['warning'],
+  IsaTlsCertificateInvalid: ['critical', 'warning'],
   IsaApiRateLimited: ['warning'],
   IsaSyntheticSessionsLeaking: ['warning'],
   IsaSyntheticSessionsUnrecoverable: ['warning'],

@@ -1,0 +1,82 @@
+/**
+ * The tls check in rule-test scenarios (src/checks/shared/scenario.ts): each event of its
+ * timeline is one certificate check that finished at m·60 + 30 s. `N` read a verified chain that
+ * ends N days later, `uN` an untrusted one and `mN` one for another host name (both still with N
+ * days left), `timeout` read nothing, and `-` is no run (the check runs hourly: `N 59*-`).
+ */
+import type { CheckResult } from '../../kernel/check.js';
+import {
+  NO_EVENT,
+  REFERENCE_SECONDS,
+  expandTimeline,
+  referenceResult,
+  wholeNumber,
+  type RecordedEvent,
+  type ScenarioResults,
+} from '../shared/scenario.js';
+import { tlsCheck } from './index.js';
+import type { TlsFacts } from './inspect.js';
+
+const DAY_SECONDS = 86_400;
+const MIN_DAYS = 14;
+
+export const scenarioResults: ScenarioResults = {
+  events({ name: environment, timeline, minutes }) {
+    const events: RecordedEvent[] = [];
+    expandTimeline(timeline ?? '', minutes, NO_EVENT).forEach((event, m) => {
+      if (event === NO_EVENT) return;
+      const at = m * 60 + 30;
+      const result = tlsResult(environment, event, at);
+      events.push({ at, record: (r) => r.recordResult(result) });
+    });
+    return events;
+  },
+};
+
+/** One certificate check that finished at scenario second `at`. */
+function tlsResult(environment: string, event: string, at: number): CheckResult<TlsFacts> {
+  const start = at - REFERENCE_SECONDS;
+  if (event === 'timeout') {
+    return referenceResult(environment, tlsCheck, { ...NOTHING_READ, reason: 'TIMEOUT' }, start);
+  }
+  const kind = /^[um]/.test(event) ? event.slice(0, 1) : '';
+  const days = wholeNumber('tls', event.slice(kind.length), ', uN, mN, timeout or -');
+  const expired = days <= 0;
+  const facts: TlsFacts = {
+    result: expired
+      ? 'expired'
+      : kind === 'm'
+        ? 'hostname_mismatch'
+        : kind === 'u'
+          ? 'untrusted'
+          : days < MIN_DAYS
+            ? 'expiring'
+            : 'ok',
+    reason: null,
+    earliestNotAfter: at + days * DAY_SECONDS,
+    daysLeft: days,
+    verified: kind === '' && !expired,
+    authorized: kind !== 'u' && !expired,
+    authorizationError: kind === 'u' ? 'SELF_SIGNED_CERT_IN_CHAIN' : null,
+    hostnameMatches: kind !== 'm',
+    hostnameError: kind === 'm' ? 'ERR_TLS_CERT_ALTNAME_INVALID' : null,
+    chainLength: 2,
+    durationMs: 20,
+  };
+  return referenceResult(environment, tlsCheck, facts, start);
+}
+
+/** A run that read no chain. */
+const NOTHING_READ: TlsFacts = {
+  result: 'timeout',
+  reason: null,
+  earliestNotAfter: null,
+  daysLeft: null,
+  verified: false,
+  authorized: false,
+  authorizationError: null,
+  hostnameMatches: null,
+  hostnameError: null,
+  chainLength: 0,
+  durationMs: 15_000,
+};
