@@ -875,6 +875,68 @@ function referenceDataSection() {
   };
 }
 
+function certificatesSection() {
+  const daysLeft = linePanel({
+    title: 'Certificate days left',
+    description:
+      "Days until the earliest notAfter of the certificate chain each environment's base URL presents, read by the hourly tls check, also when the chain does not verify. Under 21 days opens IsaTlsCertificateExpiring; under 3 in production pages (IsaTlsCertificateInvalid).",
+    unit: 'short',
+    queries: [
+      {
+        expr: `min by (${BY_ENV}) (${select(METRICS.tlsExpiry)} - time()) / 86400`,
+        legend: '{{environment}}',
+      },
+    ],
+  })
+    .axisLabel('days')
+    .decimals(1);
+
+  const verified = linePanel({
+    title: 'Certificate chain verified',
+    description:
+      "1 when the chain verified against the system CAs plus the environment's ca_file and matched the host name, 0 when not: then IsaTlsCertificateInvalid pages for production after 10 minutes.",
+    unit: 'short',
+    queries: [
+      {
+        expr: `min by (${BY_ENV}) (${select(METRICS.tlsVerified)})`,
+        legend: '{{environment}}',
+      },
+    ],
+  })
+    .lineInterpolation(LineInterpolation.StepAfter)
+    .decimals(0)
+    .min(0)
+    .max(1);
+
+  const results = countBarsPanel({
+    title: 'Certificate checks that did not pass',
+    description:
+      'tls check runs by result other than ok: expired, hostname_mismatch, untrusted, expiring (fewer than tls.min_days left), and, without a chain, handshake_failed, network_error, timeout.',
+    unit: 'short',
+    minInterval: '1h',
+    queries: [
+      {
+        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.tlsRuns, { result: { not: 'ok' } }), interval)})`,
+        legend: '{{environment}} {{result}}',
+      },
+    ],
+  }).axisLabel('runs per slot');
+
+  return {
+    title: 'Certificates',
+    lines: [
+      {
+        height: 8,
+        panels: [
+          { panel: daysLeft, width: 8 },
+          { panel: verified, width: 8 },
+          { panel: results, width: 8 },
+        ],
+      },
+    ],
+  };
+}
+
 function errorBudgetSection() {
   const [budgetRange, budgetSeconds] = BUDGET_WINDOW;
   const budgetPercent = `${(AVAILABILITY_OBJECTIVE * 100).toFixed(1)} %`;
@@ -1160,6 +1222,7 @@ export function buildOverviewDashboard(): Dashboard {
     analyticsSection(),
     contractSection(),
     referenceDataSection(),
+    certificatesSection(),
     errorBudgetSection(),
     monitorSection(),
   ]);
