@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, runCli, spawnCli } from '../support/cli.js';
+import { runCli, startSimulatorProcess } from '../support/cli.js';
 
 const KEY = 'tls-cli-key-0a1b2c3d4e5f';
 const env = { ISA_TEST_KEY: KEY };
@@ -16,10 +16,7 @@ let stopSimulator: () => Promise<unknown>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'isa-tls-cli-'));
   caFile = join(dir, 'sim-ca.pem');
-  const child = spawnCli([
-    'simulate',
-    '--port',
-    '0',
+  const simulator = await startSimulatorProcess([
     '--api-key',
     KEY,
     '--tls',
@@ -28,20 +25,8 @@ beforeAll(async () => {
     '--tls-ca-out',
     caFile,
   ]);
-  const exit = collect(child, 120_000);
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) resolve(line);
-    });
-    child.once('exit', () => reject(new Error(`simulate exited early: ${out}`)));
-  });
-  stopSimulator = async () => {
-    child.kill('SIGTERM');
-    return exit;
-  };
+  url = simulator.url;
+  stopSimulator = simulator.stop;
 });
 afterAll(async () => {
   await stopSimulator?.();

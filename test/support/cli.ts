@@ -132,3 +132,30 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Starts `isa-monitor simulate ...args` and waits for the base URL it prints first; `stop` ends
+ * it with SIGTERM and waits for it to exit.
+ */
+export async function startSimulatorProcess(
+  args: string[],
+): Promise<{ url: string; stop: () => Promise<CliRun> }> {
+  const child = spawnCli(['simulate', '--port', '0', ...args]);
+  const exit = collect(child, 120_000);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line) resolve(line);
+    });
+    child.once('exit', () => reject(new Error(`simulate exited early: ${out}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exit;
+    },
+  };
+}

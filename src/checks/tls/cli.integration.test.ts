@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, runCli, spawnCli } from '../../../test/support/cli.js';
+import { runCli, startSimulatorProcess } from '../../../test/support/cli.js';
 
 let dir: string;
 let caFile: string;
@@ -16,22 +16,17 @@ let stopSimulator: (() => Promise<unknown>) | undefined;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'isa-check-tls-'));
   caFile = join(dir, 'ca.pem');
-  const args = ['simulate', '--port', '0', '--api-key', 'sim-key-0123456789'];
-  const child = spawnCli([...args, '--tls', '--tls-days', '10', '--tls-ca-out', caFile]);
-  const exit = collect(child, 120_000);
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) resolve(line);
-    });
-    child.once('exit', () => reject(new Error(`simulate exited early: ${out}`)));
-  });
-  stopSimulator = async () => {
-    child.kill('SIGTERM');
-    return exit;
-  };
+  const simulator = await startSimulatorProcess([
+    '--api-key',
+    'sim-key-0123456789',
+    '--tls',
+    '--tls-days',
+    '10',
+    '--tls-ca-out',
+    caFile,
+  ]);
+  url = simulator.url;
+  stopSimulator = simulator.stop;
 });
 
 afterAll(async () => {

@@ -13,24 +13,18 @@
 import { z } from 'zod';
 import { checkSection } from '../../config/section.js';
 import { defineCheck } from '../../kernel/check.js';
-import { DEFAULT_MIN_DAYS, TLS_RESULTS, inspectCertificate, type TlsFacts } from './inspect.js';
+import {
+  DEFAULT_MIN_DAYS,
+  TLS_RESULTS,
+  inspectCertificate,
+  noChain,
+  type TlsFacts,
+} from './inspect.js';
 
 export { TLS_RESULTS } from './inspect.js';
 
 /** What a run finds where the base URL is not `https`: no handshake is tried. */
-const NOT_HTTPS: TlsFacts = {
-  result: 'handshake_failed',
-  reason: 'NOT_HTTPS',
-  earliestNotAfter: null,
-  daysLeft: null,
-  verified: false,
-  authorized: false,
-  authorizationError: null,
-  hostnameMatches: null,
-  hostnameError: null,
-  chainLength: 0,
-  durationMs: 0,
-};
+const NOT_HTTPS: TlsFacts = noChain('handshake_failed', 'NOT_HTTPS', 0);
 
 const metrics = {
   tlsRuns: {

@@ -125,6 +125,27 @@ export function classifyCertificate(
   return { result: 'ok', reason: null, daysLeft };
 }
 
+/** What a look that read no chain found: its result, its bounded code and how long it took. */
+export function noChain(
+  result: 'handshake_failed' | 'network_error' | 'timeout',
+  reason: string,
+  durationMs: number,
+): TlsFacts {
+  return {
+    result,
+    reason,
+    earliestNotAfter: null,
+    daysLeft: null,
+    verified: false,
+    authorized: false,
+    authorizationError: null,
+    hostnameMatches: null,
+    hostnameError: null,
+    chainLength: 0,
+    durationMs,
+  };
+}
+
 /**
  * Opens one TLS connection to the URL's host and port, reads the chain it presents and
  * classifies it (see `classifyCertificate`). Never throws for network or TLS failures: they come
@@ -141,21 +162,7 @@ export async function inspectCertificate(options: InspectOptions): Promise<TlsFa
   const startedAt = performance.now();
   const outcome = await handshake(target, options);
   const durationMs = performance.now() - startedAt;
-  if (outcome.kind === 'failed') {
-    return {
-      result: outcome.result,
-      reason: outcome.reason,
-      earliestNotAfter: null,
-      daysLeft: null,
-      verified: false,
-      authorized: false,
-      authorizationError: null,
-      hostnameMatches: null,
-      hostnameError: null,
-      chainLength: 0,
-      durationMs,
-    };
-  }
+  if (outcome.kind === 'failed') return noChain(outcome.result, outcome.reason, durationMs);
   const chain = outcome.chain;
   const classified = classifyCertificate(chain, { nowSeconds: now() / 1000, minDays });
   return {

@@ -15,7 +15,7 @@ import {
   type ScenarioResults,
 } from '../shared/scenario.js';
 import { tlsCheck } from './index.js';
-import type { TlsFacts } from './inspect.js';
+import { noChain, type TlsFacts } from './inspect.js';
 
 const DAY_SECONDS = 86_400;
 const MIN_DAYS = 14;
@@ -37,7 +37,7 @@ export const scenarioResults: ScenarioResults = {
 function tlsResult(environment: string, event: string, at: number): CheckResult<TlsFacts> {
   const start = at - REFERENCE_SECONDS;
   if (event === 'timeout') {
-    return referenceResult(environment, tlsCheck, { ...NOTHING_READ, reason: 'TIMEOUT' }, start);
+    return referenceResult(environment, tlsCheck, noChain('timeout', 'TIMEOUT', 15_000), start);
   }
   const kind = /^[um]/.test(event) ? event.slice(0, 1) : '';
   const days = wholeNumber('tls', event.slice(kind.length), ', uN, mN, timeout or -');
@@ -65,18 +65,3 @@ function tlsResult(environment: string, event: string, at: number): CheckResult<
   };
   return referenceResult(environment, tlsCheck, facts, start);
 }
-
-/** A run that read no chain. */
-const NOTHING_READ: TlsFacts = {
-  result: 'timeout',
-  reason: null,
-  earliestNotAfter: null,
-  daysLeft: null,
-  verified: false,
-  authorized: false,
-  authorizationError: null,
-  hostnameMatches: null,
-  hostnameError: null,
-  chainLength: 0,
-  durationMs: 15_000,
-};
