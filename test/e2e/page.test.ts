@@ -68,7 +68,14 @@ function realMinutes(ms: number): string {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'isa-e2e-'));
 
-  sim = await startSimulator({ apiKeys: [PRODUCTION_KEY, SANDBOX_KEY], qualifyDelayMs: 300 });
+  // Over HTTPS with a certificate of its own, trusted through ca_file: the certificate panels
+  // need a chain to read, as a real API's base URL has.
+  sim = await startSimulator({
+    apiKeys: [PRODUCTION_KEY, SANDBOX_KEY],
+    qualifyDelayMs: 300,
+    tls: { validDays: 90 },
+  });
+  const caFile = await writeText(join(dir, 'simulator-ca.pem'), sim.caPem ?? '');
 
   // The daemon: the contract's intervals, compressed.
   const configPath = await writeText(
@@ -81,6 +88,7 @@ beforeAll(async () => {
         name,
         base_url: `${sim.url}/env/${name}`,
         api_key_env: `ISA_${name.toUpperCase()}_API_KEY`,
+        ca_file: caFile,
         request_budget_per_second: 10,
         ping: { interval: `${scaled(60_000)}ms`, timeout: '1500ms' },
         lifecycle: {
@@ -102,6 +110,8 @@ beforeAll(async () => {
         },
         providers: { interval: `${scaled(900_000)}ms`, timeout: '10s' },
         coverage: { interval: `${scaled(900_000)}ms`, timeout: '10s', min_providers: 1 },
+        // A handshake every few seconds, so the certificate panels have data early.
+        tls: { interval: '4s', timeout: '3s' },
       })),
     }),
   );
