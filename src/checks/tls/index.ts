@@ -8,7 +8,7 @@
  *
  * An expired partner certificate is a total and predictable outage: the rules ticket three weeks
  * ahead and page for production when the certificate has expired, is not trusted, does not match
- * the host name, or has under three days left (docs/alerts.md, "Certificates").
+ * the host name, or has under three days left (docs/alerts.md, "The alerts").
  */
 import { z } from 'zod';
 import { checkSection } from '../../config/section.js';
