@@ -17,7 +17,7 @@ import type {
 } from './kernel/check.js';
 import { withFields } from './kernel/logger.js';
 import type { EnvironmentConfig } from './config/index.js';
-import { sectionOf } from './config/section.js';
+import { checkEnvironmentOf, sectionOf } from './config/section.js';
 import type { BackoffGate } from './limits/backoff-gate.js';
 import type { RequestBudget } from './limits/request-budget.js';
 import { admit, BudgetWaitError, RetryAfterError } from './limits/admission.js';
@@ -115,12 +115,7 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   const ctx: CheckContext = {
     // Only this check's own section and the environment's shared settings: never the API key.
     config: sectionOf(opts.environment, opts.check),
-    environment: {
-      name: opts.environment.name,
-      baseUrl: opts.environment.baseUrl,
-      extraTrust: opts.environment.extraTrust?.certificates ?? [],
-      thresholds: opts.environment.thresholds,
-    },
+    environment: checkEnvironmentOf(opts.environment),
     client: opts.client,
     get signal() {
       return signal;

@@ -16,6 +16,7 @@ import {
   type Issues,
   type Loose,
 } from './rules.js';
+import type { CheckEnvironment } from '../kernel/check.js';
 import type {
   BudgetMisfit,
   BudgetShare,
@@ -146,4 +147,17 @@ export function sectionOf<Config extends CheckConfigBase = CheckConfigBase>(
   const section = (environment as unknown as Record<string, Config | undefined>)[check.name];
   if (section === undefined) throw new Error(`internal: no config section for check ${check.name}`);
   return section;
+}
+
+/**
+ * What a check sees of `environment` (kernel/check.ts, `CheckEnvironment`): never the API key or
+ * its source. The runner hands it to each run, the recorder to each check's configuration gauges.
+ */
+export function checkEnvironmentOf(environment: EnvironmentConfig): CheckEnvironment {
+  return {
+    name: environment.name,
+    baseUrl: environment.baseUrl,
+    extraTrust: environment.extraTrust?.certificates ?? [],
+    thresholds: environment.thresholds,
+  };
 }

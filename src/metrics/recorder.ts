@@ -9,6 +9,7 @@
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { AnyCheck, CheckResult, FollowUpEvent, MetricSink } from '../kernel/check.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
+import { checkEnvironmentOf } from '../config/section.js';
 import type { SkipReason } from '../kernel/vocabulary.js';
 import { CONTROL_METRICS, type ControlResult } from './definitions.js';
 import type { MetricDefinition } from '../kernel/metric-definition.js';
@@ -41,12 +42,7 @@ export class Recorder {
 
   /** Sets the configuration gauges of the checks enabled in `environment` (at start-up). */
   describeEnvironment(environment: EnvironmentConfig): void {
-    const shared = {
-      name: environment.name,
-      baseUrl: environment.baseUrl,
-      extraTrust: environment.extraTrust?.certificates ?? [],
-      thresholds: environment.thresholds,
-    };
+    const shared = checkEnvironmentOf(environment);
     for (const check of this.metrics.catalog.checks) {
       const config = sectionOf(environment, check);
       if (!config.enabled) continue;

@@ -15,10 +15,15 @@ import {
   type ScenarioResults,
 } from '../shared/scenario.js';
 import { tlsCheck } from './index.js';
-import { noChain, type TlsFacts } from './inspect.js';
+import {
+  DEFAULT_MIN_DAYS,
+  classifyCertificate,
+  noChain,
+  type ChainObservation,
+  type TlsFacts,
+} from './inspect.js';
 
 const DAY_SECONDS = 86_400;
-const MIN_DAYS = 14;
 
 export const scenarioResults: ScenarioResults = {
   events({ name: environment, timeline, minutes }) {
@@ -42,25 +47,19 @@ function tlsResult(environment: string, event: string, at: number): CheckResult<
   const kind = /^[um]/.test(event) ? event.slice(0, 1) : '';
   const days = wholeNumber('tls', event.slice(kind.length), ', uN, mN, timeout or -');
   const expired = days <= 0;
-  const facts: TlsFacts = {
-    result: expired
-      ? 'expired'
-      : kind === 'm'
-        ? 'hostname_mismatch'
-        : kind === 'u'
-          ? 'untrusted'
-          : days < MIN_DAYS
-            ? 'expiring'
-            : 'ok',
-    reason: null,
+  // The chain as a handshake would read it; the check's own classification judges it.
+  const chain: ChainObservation = {
+    chainLength: 2,
     earliestNotAfter: at + days * DAY_SECONDS,
-    daysLeft: days,
-    verified: kind === '' && !expired,
     authorized: kind !== 'u' && !expired,
     authorizationError: kind === 'u' ? 'SELF_SIGNED_CERT_IN_CHAIN' : null,
     hostnameMatches: kind !== 'm',
     hostnameError: kind === 'm' ? 'ERR_TLS_CERT_ALTNAME_INVALID' : null,
-    chainLength: 2,
+  };
+  const facts: TlsFacts = {
+    ...chain,
+    ...classifyCertificate(chain, { nowSeconds: at, minDays: DEFAULT_MIN_DAYS }),
+    verified: chain.authorized && chain.hostnameMatches,
     durationMs: 20,
   };
   return referenceResult(environment, tlsCheck, facts, start);
