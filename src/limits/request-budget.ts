@@ -65,7 +65,7 @@ export class RequestBudget {
   private tokens: number;
   private last: number;
   /** Tokens per millisecond. */
-  private readonly refillPerMs: number;
+  private refillPerMs: number;
   /** Waiters in arrival order per priority, so a polling loop cannot starve a ping. */
   private readonly queues: Record<BudgetPriority, Waiter[]> = { first: [], normal: [] };
   private timer: unknown;
@@ -149,6 +149,17 @@ export class RequestBudget {
       queue.push(waiter);
       this.serve();
     });
+  }
+
+  /**
+   * Changes the rate (a configuration reload): what the bucket holds, the reservations and the
+   * queued requests stay, so the cap holds across the change with no burst (docs/configuration.md,
+   * "Reload").
+   */
+  setRate(perSecond: number): void {
+    this.refill();
+    this.refillPerMs = (perSecond * (1 + REFILL_HEADROOM)) / 1000;
+    this.serve();
   }
 
   /**

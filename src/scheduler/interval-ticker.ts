@@ -44,6 +44,11 @@ export class IntervalTicker {
     return start - aheadMs > this.now() ? start : start + intervalMs;
   }
 
+  /** The start of the period the next wake arms (once started). */
+  get nextPeriodStart(): number {
+    return this.nextPeriod;
+  }
+
   /** Starts waking for `firstPeriod` (default: `firstPeriod()` now) and every period after it. */
   start(firstPeriod = this.firstPeriod()): void {
     this.nextPeriod = firstPeriod;

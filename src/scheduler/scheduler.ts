@@ -119,21 +119,47 @@ export interface ScheduledTaskInfo {
   offsetMs: number;
 }
 
+/** One interval's ticker and the runs it arms (the runs change when the configuration does). */
+interface IntervalGroup {
+  ticker: IntervalTicker;
+  runs: Run[];
+}
+
 export class Scheduler {
-  private readonly tickers: IntervalTicker[] = [];
+  /** One ticker per interval in use; a group goes when its last run does. */
+  private readonly groups = new Map<number, IntervalGroup>();
+  /** The environments scheduled now, in the order they were added. */
+  private readonly environments = new Map<string, EnvironmentRuntime>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   /** Ends the leftover sweeps in progress: at stop, at once (the shutdown sweep takes over). */
   private readonly sweepsAbort = new AbortController();
-  /** Runs waiting for their instant; cleared on stop. */
-  private readonly pendingTicks = new Set<NodeJS.Timeout>();
+  /** Runs waiting for their instant, with their environment's name; cleared on stop. */
+  private readonly pendingTicks = new Map<NodeJS.Timeout, string>();
   private stopping = false;
   private readonly followUps = new Map<string, FollowUpState>();
   /** The leftover sweep in progress per environment (at most one). */
   private readonly sweeps = new Map<string, Promise<void>>();
-  readonly schedule: ScheduledTaskInfo[] = [];
 
   constructor(private readonly opts: SchedulerOptions) {}
+
+  /** Every scheduled check, environment by environment: what the "schedules started" line logs. */
+  get schedule(): ScheduledTaskInfo[] {
+    const byEnvironment = new Map<string, ScheduledTaskInfo[]>(
+      [...this.environments.keys()].map((name) => [name, []]),
+    );
+    for (const [intervalMs, group] of this.groups) {
+      for (const { env, check, offsetMs } of group.runs) {
+        byEnvironment
+          .get(env.name)
+          ?.push({ environment: env.name, check: check.name, intervalMs, offsetMs });
+      }
+    }
+    const order = new Map(this.opts.checks.map((check, i) => [check.name, i]));
+    return [...byEnvironment.values()].flatMap((tasks) =>
+      tasks.sort((a, b) => (order.get(a.check) ?? 0) - (order.get(b.check) ?? 0)),
+    );
+  }
 
   /**
    * Starts one ticker per interval (`interval-ticker.ts`), arming every run of that interval for
@@ -141,45 +167,65 @@ export class Scheduler {
    * instead of 1000 (bench/README.md, scale mode).
    */
   start(): void {
+    this.add(this.opts.environments);
+  }
+
+  /**
+   * Schedules `environments` (at start, and for a configuration reload). A check keeps its start
+   * offset from `keep` (by `environment/check`) when its interval is the same: a reload does not
+   * move a schedule, so it fires no run sooner than it would have (docs/configuration.md,
+   * "Reload"). New schedules get a random offset, as at start.
+   */
+  add(
+    environments: readonly EnvironmentRuntime[],
+    keep: ReadonlyMap<string, ScheduledTaskInfo> = new Map(),
+  ): void {
+    if (this.stopping) return;
     const random = this.opts.random ?? Math.random;
     const byInterval = new Map<number, Run[]>();
-    for (const env of this.opts.environments) {
+    for (const env of environments) {
+      this.environments.set(env.name, env);
       for (const check of this.opts.checks) {
         if (!env.enabled(check)) continue;
         const interval = env.intervalFor(check);
-        const offsetMs = Math.floor(random() * interval);
+        const key = `${env.name}/${check.name}`;
+        const kept = keep.get(key);
+        const offsetMs =
+          kept?.intervalMs === interval ? kept.offsetMs : Math.floor(random() * interval);
         let runs = byInterval.get(interval);
         if (runs === undefined) {
           runs = [];
           byInterval.set(interval, runs);
         }
         runs.push({ env, check, offsetMs });
-        this.schedule.push({
-          environment: env.name,
-          check: check.name,
-          intervalMs: interval,
-          offsetMs,
-        });
         const policy = check.followUp?.policy(env.section(check));
         if (policy) {
           const sequence = new FollowUpSequence(policy);
           const state = { env, check, sequence, offsetMs, timer: null, running: null };
-          this.followUps.set(`${env.name}/${check.name}`, state);
+          this.followUps.set(key, state);
         }
       }
     }
     const wallNow = Date.now();
     for (const [interval, runs] of byInterval) {
-      const ticker = new IntervalTicker({
-        intervalMs: interval,
-        aheadMs: Math.min(TICK_AHEAD_MS, interval),
-        onPeriod: (periodStart) => {
-          for (const run of runs) this.arm(run.env, run.check, periodStart + run.offsetMs);
-        },
-      });
+      let group = this.groups.get(interval);
+      const started = group !== undefined;
+      if (group === undefined) {
+        const ticker: IntervalTicker = new IntervalTicker({
+          intervalMs: interval,
+          aheadMs: Math.min(TICK_AHEAD_MS, interval),
+          onPeriod: (periodStart) => {
+            for (const run of created.runs)
+              this.arm(run.env, run.check, periodStart + run.offsetMs);
+          },
+        });
+        const created: IntervalGroup = { ticker, runs: [] };
+        group = created;
+        this.groups.set(interval, group);
+      }
       // Runs due before the first period the ticker arms get their timers now: as many as fall
       // before it, two for a run late in its period started just before.
-      const firstArmed = ticker.firstPeriod();
+      const firstArmed = started ? group.ticker.nextPeriodStart : group.ticker.firstPeriod();
       for (const { env, check, offsetMs } of runs) {
         const due = firstArmed + offsetMs;
         let first = due - interval * Math.floor((due - (wallNow + FIRE_LEAD_MS)) / interval);
@@ -187,9 +233,47 @@ export class Scheduler {
         this.reserve(env, check, first);
         for (; first < firstArmed; first += interval) this.arm(env, check, first);
       }
-      this.tickers.push(ticker);
-      ticker.start(firstArmed);
+      group.runs.push(...runs);
+      if (!started) group.ticker.start(firstArmed);
     }
+  }
+
+  /**
+   * Stops scheduling the environment `name` (a configuration reload removed or changed it): its
+   * armed runs and follow-up runs are cancelled, while the runs in flight finish under the
+   * settings they started with; until they have, a run of the same check is an overlap. Resolves
+   * when they have finished.
+   */
+  remove(name: string): Promise<void> {
+    if (!this.environments.delete(name)) return Promise.resolve();
+    for (const [interval, group] of this.groups) {
+      group.runs = group.runs.filter((run) => run.env.name !== name);
+      if (group.runs.length > 0) continue;
+      group.ticker.stop();
+      this.groups.delete(interval);
+    }
+    for (const [timer, environment] of this.pendingTicks) {
+      if (environment !== name) continue;
+      clearTimeout(timer);
+      this.pendingTicks.delete(timer);
+    }
+    const prefix = `${name}/`;
+    for (const [key, state] of this.followUps) {
+      if (!key.startsWith(prefix)) continue;
+      this.followUps.delete(key);
+      if (state.sequence.stop() === 'stopped') this.endFollowUp(state, 'stopped');
+      else if (state.timer !== null) clearTimeout(state.timer);
+      // A follow-up run still in flight holds its check like a scheduled one.
+      const running = state.running;
+      if (running !== null && !this.inFlight.has(key)) {
+        this.inFlight.set(key, running);
+        void running.finally(() => {
+          if (this.inFlight.get(key) === running) this.inFlight.delete(key);
+        });
+      }
+    }
+    const runs = [...this.inFlight].flatMap(([key, run]) => (key.startsWith(prefix) ? [run] : []));
+    return Promise.allSettled(runs).then(() => {});
   }
 
   /**
@@ -214,7 +298,7 @@ export class Scheduler {
       },
       Math.max(0, dueAt - FIRE_LEAD_MS - Date.now()),
     );
-    this.pendingTicks.add(timer);
+    this.pendingTicks.set(timer, env.name);
   }
 
   /**
@@ -415,8 +499,8 @@ export class Scheduler {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
-    for (const ticker of this.tickers) ticker.stop();
-    for (const timer of this.pendingTicks) clearTimeout(timer);
+    for (const group of this.groups.values()) group.ticker.stop();
+    for (const timer of this.pendingTicks.keys()) clearTimeout(timer);
     this.pendingTicks.clear();
     for (const state of this.followUps.values()) {
       if (state.sequence.stop() === 'stopped') this.endFollowUp(state, 'stopped');
@@ -438,7 +522,9 @@ export class Scheduler {
     // Short: SIGTERM must end the process within 15 s; what stays open is closed at next start.
     const sweepDeadline = AbortSignal.timeout(SHUTDOWN_SWEEP_MS);
     await Promise.all(
-      this.opts.environments.map((env) => env.reaper.sweep({ force: true, signal: sweepDeadline })),
+      [...this.environments.values()].map((env) =>
+        env.reaper.sweep({ force: true, signal: sweepDeadline }),
+      ),
     );
   }
 }
