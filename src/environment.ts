@@ -29,6 +29,12 @@ export interface EnvironmentRuntimeOptions {
   onUnrecoverable?: (intent: CreateIntent) => void;
   /** How long a create's late answer is still read (default `LATE_ANSWER_GRACE_MS`). */
   lateAnswerGraceMs?: number;
+  /**
+   * The runtime this one replaces (a configuration reload changed the environment): its
+   * Retry-After gate, request budget (at the new rate) and session journal carry on, so no wait
+   * the API asked for and no cap is reset by a reload (docs/configuration.md, "Reload").
+   */
+  predecessor?: EnvironmentRuntime;
 }
 
 export class EnvironmentRuntime {
@@ -39,9 +45,9 @@ export class EnvironmentRuntime {
   readonly tracking: SessionTracking;
   readonly reaper: SessionReaper;
   /** Synthetic sessions created here, for checks that follow them (see `sessions/journal.ts`). */
-  readonly createdSessions = new SessionJournal();
-  private readonly runNumbers = new Map<string, number>();
-  private readonly retained = new Map<string, object>();
+  readonly createdSessions: SessionJournal;
+  private readonly runNumbers: Map<string, number>;
+  private readonly retained: Map<string, object>;
   /** The reaper's closes are requests like any check's: the longest request timeout. */
   private readonly reaperTimeoutMs: number;
 
@@ -59,11 +65,23 @@ export class EnvironmentRuntime {
       // Every 429 and every 503 with Retry-After closes the gate, whichever path received it.
       onResponse: (response) => this.gate.observe(response.statusCode, response.retryAfterMs),
     });
-    this.gate = new BackoffGate({
-      onClamp: (requestedMs, appliedMs) =>
-        opts.log.warn({ requestedMs, appliedMs }, 'Retry-After clamped to its maximum'),
-    });
-    this.budget = new RequestBudget(config.requestBudgetPerSecond);
+    const predecessor = opts.predecessor;
+    this.gate =
+      predecessor?.gate ??
+      new BackoffGate({
+        onClamp: (requestedMs, appliedMs) =>
+          opts.log.warn({ requestedMs, appliedMs }, 'Retry-After clamped to its maximum'),
+      });
+    if (predecessor === undefined) {
+      this.budget = new RequestBudget(config.requestBudgetPerSecond);
+    } else {
+      this.budget = predecessor.budget;
+      if (predecessor.config.requestBudgetPerSecond !== config.requestBudgetPerSecond)
+        this.budget.setRate(config.requestBudgetPerSecond);
+    }
+    this.createdSessions = predecessor?.createdSessions ?? new SessionJournal();
+    this.runNumbers = predecessor?.runNumbers ?? new Map();
+    this.retained = predecessor?.retained ?? new Map();
     this.reaperTimeoutMs = Math.max(
       ...opts.checks.map((check) => sectionOf(config, check).requestTimeoutMs),
     );

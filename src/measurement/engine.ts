@@ -4,25 +4,42 @@
  * (serving /metrics, logging) cannot delay a probe or its timestamps; `inline` mode runs it on the
  * calling thread for benchmarks and tests.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { createsSessions, type AnyCheck, type CheckLogger } from '../kernel/check.js';
 import { watchCallsInFlight } from '../api/client.js';
 import { withFields } from '../kernel/logger.js';
 import { startControlProbe } from '../control/probe.js';
 import { EnvironmentRuntime } from '../environment.js';
-import { Scheduler } from '../scheduler/scheduler.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { SHUTDOWN_SWEEP_MS, Scheduler } from '../scheduler/scheduler.js';
 import { SessionLedger, type CreateIntent } from '../sessions/ledger.js';
 import { UNRECOVERABLE_MESSAGE, unrecoverableFields } from '../sessions/unrecoverable.js';
 import { startLagSampler } from './lag.js';
+import type { EnvironmentConfig, MonitorConfig } from '../config/index.js';
 import {
   plainFields,
   type LogLevel,
   type MeasurementEvent,
   type MeasurementInit,
+  type ReloadReport,
 } from './messages.js';
 
 export interface MeasurementEngine {
+  /**
+   * Applies a new configuration's environments (docs/configuration.md, "Reload"): added ones are
+   * scheduled, removed ones stop and their open sessions are still closed, changed ones get a new
+   * runtime that keeps the old one's Retry-After gate, budget and schedule offsets. Runs in flight
+   * finish under the settings they started with. The rest of `config` is the caller's to refuse.
+   */
+  reload(config: MonitorConfig): ReloadReport;
   stop(graceMs: number): Promise<void>;
 }
+
+/**
+ * How often the open sessions of an environment a reload removed are swept again, until the
+ * ledger lists none of them.
+ */
+export const RETIRED_SWEEP_INTERVAL_MS = 30_000;
 
 export interface EngineOptions {
   /** The checks of this build, from the composition root (`checks/index.ts`). */
@@ -62,16 +79,18 @@ export async function startEngine(
   const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
   // Lag samples while an API call is in flight, none between calls (measurement/lag.ts).
   const stopWatchingCalls = watchCallsInFlight(() => lag.begin());
-  const environments = init.config.environments.map(
-    (config) =>
-      new EnvironmentRuntime(config, {
-        checks,
-        ledger,
-        userAgent: init.userAgent,
-        log: withFields(log, { environment: config.name }),
-        onUnrecoverable,
-      }),
-  );
+  const runtimeOf = (config: EnvironmentConfig, predecessor?: EnvironmentRuntime) =>
+    new EnvironmentRuntime(config, {
+      checks,
+      ledger,
+      userAgent: init.userAgent,
+      log: withFields(log, { environment: config.name }),
+      onUnrecoverable,
+      ...(predecessor ? { predecessor } : {}),
+    });
+  const environments = init.config.environments.map((config) => runtimeOf(config));
+  /** The environments scheduled now, by name; `environments` stays the start-up list. */
+  const current = new Map(environments.map((env) => [env.name, env]));
   emit({ type: 'ledger_writable', writable: true });
   try {
     await ledger.checkWritable();
@@ -81,11 +100,12 @@ export async function startEngine(
   // The environments that can have sessions: where a check creates them, and where the ledger
   // held sessions or create intents at start-up (an earlier configuration's, closed or reported
   // by the sweep below). Only these carry the session metrics (docs/metrics.md).
-  for (const env of environments) {
+  const announceSessions = (env: EnvironmentRuntime): void => {
     const enabled = checks.filter((check) => env.section(check).enabled);
     if (createsSessions(enabled) || ledger.namedAtOpen.has(env.name))
       emit({ type: 'sessions_open', environment: env.name, count: ledger.count(env.name) });
-  }
+  };
+  for (const env of environments) announceSessions(env);
 
   const scheduler = new Scheduler({
     environments,
@@ -109,17 +129,103 @@ export async function startEngine(
   emit({ type: 'ready', schedule: scheduler.schedule, leftoverSessions: 0 });
 
   const stopSweep = new AbortController();
-  const startupSweep = sweepLeftovers(environments, ledger, log, stopSweep.signal);
+  const sweeps = [sweepLeftovers(environments, ledger, log, stopSweep.signal)];
+  /** Runtimes a reload replaced or removed, until their runs are done and they are closed. */
+  const retiring = new Set<Promise<void>>();
+  /** Removed environments whose sessions are still being closed, by name. */
+  const retired = new Map<string, { runtime: EnvironmentRuntime; stop: AbortController }>();
+  let shuttingDown = false;
+  const retire = (runtime: EnvironmentRuntime, runsDone: Promise<void>, removed: boolean): void => {
+    const stop = new AbortController();
+    if (removed) retired.set(runtime.name, { runtime, stop });
+    const done = (async () => {
+      await runsDone;
+      // A removed environment's sessions are still closed: its own runtime sweeps them until
+      // the ledger lists none (a changed one's successor, of the same name, sweeps them).
+      while (removed && !stop.signal.aborted && ledger.count(runtime.name) > 0) {
+        const bound = AbortSignal.any([stop.signal, AbortSignal.timeout(runtime.sweepTimeoutMs())]);
+        await runtime.reaper.sweep({ force: true, signal: bound }).catch(() => {});
+        if (ledger.count(runtime.name) === 0) break;
+        await delay(RETIRED_SWEEP_INTERVAL_MS, undefined, { signal: stop.signal }).catch(() => {});
+      }
+      // At shutdown, what is left gets the same last sweep as every other environment's.
+      if (removed && shuttingDown && ledger.count(runtime.name) > 0) {
+        const last = AbortSignal.timeout(SHUTDOWN_SWEEP_MS);
+        await runtime.reaper.sweep({ force: true, signal: last }).catch(() => {});
+      }
+      if (retired.get(runtime.name)?.runtime === runtime) retired.delete(runtime.name);
+      await runtime.close();
+    })();
+    retiring.add(done);
+    void done.finally(() => retiring.delete(done));
+  };
 
   return {
+    reload(config: MonitorConfig): ReloadReport {
+      const report: ReloadReport = {
+        added: [],
+        changed: [],
+        removed: [],
+        unchanged: [],
+        schedule: [],
+      };
+      const keep = new Map(
+        scheduler.schedule.map((task) => [`${task.environment}/${task.check}`, task]),
+      );
+      const wanted = new Set(config.environments.map((env) => env.name));
+      for (const [name, runtime] of current) {
+        if (wanted.has(name)) continue;
+        report.removed.push(name);
+        current.delete(name);
+        retire(runtime, scheduler.remove(name), true);
+      }
+      const scheduled: EnvironmentRuntime[] = [];
+      const next = new Map<string, EnvironmentRuntime>();
+      for (const envConfig of config.environments) {
+        const running = current.get(envConfig.name);
+        if (running !== undefined && isDeepStrictEqual(running.config, envConfig)) {
+          report.unchanged.push(envConfig.name);
+          next.set(envConfig.name, running);
+          continue;
+        }
+        // An environment removed by an earlier reload and back now: its sweep stops, and the
+        // new runtime, of the same name, carries on closing what it left.
+        const leaving = retired.get(envConfig.name);
+        leaving?.stop.abort();
+        const predecessor = running ?? leaving?.runtime;
+        const runtime = runtimeOf(envConfig, predecessor);
+        if (running !== undefined) {
+          report.changed.push(envConfig.name);
+          retire(running, scheduler.remove(envConfig.name), false);
+        } else {
+          report.added.push(envConfig.name);
+        }
+        next.set(envConfig.name, runtime);
+        scheduled.push(runtime);
+      }
+      current.clear();
+      for (const [name, runtime] of next) current.set(name, runtime);
+      scheduler.add(scheduled, keep);
+      for (const env of scheduled) {
+        if (report.added.includes(env.name)) announceSessions(env);
+      }
+      // What an earlier configuration left of an added environment's sessions is closed too.
+      const added = scheduled.filter((env) => report.added.includes(env.name));
+      if (added.length > 0) sweeps.push(sweepLeftovers(added, ledger, log, stopSweep.signal));
+      report.schedule = scheduler.schedule;
+      return report;
+    },
     async stop(graceMs: number) {
       stopWatchingCalls();
       lag.stop();
       await control?.stop();
       stopSweep.abort();
-      await startupSweep;
+      await Promise.all(sweeps);
+      shuttingDown = true;
       await scheduler.stop(graceMs);
-      await Promise.all(environments.map((env) => env.close()));
+      for (const { stop } of retired.values()) stop.abort();
+      await Promise.all(retiring);
+      await Promise.all([...current.values()].map((env) => env.close()));
       ledger.close();
       const open = ledger.list().length;
       if (open > 0)

@@ -6,10 +6,18 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import type { MeasurementCommand, MeasurementEvent, MeasurementInit } from './messages.js';
+import type { MonitorConfig } from '../config/index.js';
+import type {
+  MeasurementCommand,
+  MeasurementEvent,
+  MeasurementInit,
+  ReloadReport,
+} from './messages.js';
 import type { AnyCheck } from '../kernel/check.js';
 
 export interface MeasurementHost {
+  /** Applies a reloaded configuration's environments (see `MeasurementEngine.reload`). */
+  reload(config: MonitorConfig): Promise<ReloadReport>;
   /** Stops scheduling, lets runs finish (bounded), closes sessions; resolves when all is done. */
   stop(graceMs: number): Promise<void>;
 }
@@ -62,6 +70,11 @@ export async function startMeasurement(
     const { startEngine } = await import('./engine.js');
     const engine = await startEngine(init, onEvent, { checks: how.checks });
     return {
+      reload(config) {
+        const report = engine.reload(config);
+        onEvent({ type: 'reloaded', report });
+        return Promise.resolve(report);
+      },
       async stop(graceMs) {
         await engine.stop(graceMs);
         onEvent({ type: 'stopped' });
@@ -86,11 +99,15 @@ function startWorker(
     stopped = resolve;
   });
 
+  /** Reloads sent and not yet answered, in order: the worker answers them in order. */
+  const reloads: Array<(report: ReloadReport) => void> = [];
   return new Promise<MeasurementHost>((resolve, reject) => {
     let ready = false;
     worker.on('message', (event: MeasurementEvent) => {
       onEvent(event);
-      if (event.type === 'ready' && !ready) {
+      if (event.type === 'reloaded') {
+        reloads.shift()?.(event.report);
+      } else if (event.type === 'ready' && !ready) {
         ready = true;
         resolve(host);
       } else if (event.type === 'fatal' && !ready) {
@@ -112,6 +129,13 @@ function startWorker(
     });
 
     const host: MeasurementHost = {
+      reload(config) {
+        return new Promise<ReloadReport>((answered) => {
+          reloads.push(answered);
+          const command: MeasurementCommand = { type: 'reload', config };
+          worker.postMessage(command);
+        });
+      },
       async stop(graceMs) {
         stopping = true;
         const command: MeasurementCommand = { type: 'stop', graceMs };

@@ -22,10 +22,22 @@ export type MeasurementEvent =
   | { type: 'ledger_writable'; writable: boolean }
   | { type: 'log'; level: LogLevel; fields: Record<string, unknown>; msg: string }
   | { type: 'lag'; samplesMs: number[] }
+  | { type: 'reloaded'; report: ReloadReport }
   | { type: 'stopped' }
   | { type: 'fatal'; message: string };
 
-export type MeasurementCommand = { type: 'stop'; graceMs: number };
+export type MeasurementCommand =
+  { type: 'stop'; graceMs: number } | { type: 'reload'; config: MonitorConfig };
+
+/** What a configuration reload changed on the measurement thread, by environment name. */
+export interface ReloadReport {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  unchanged: string[];
+  /** The schedules after the reload. */
+  schedule: ScheduledTaskInfo[];
+}
 
 export interface MeasurementInit {
   config: MonitorConfig;

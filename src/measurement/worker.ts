@@ -20,7 +20,14 @@ try {
     prepareRun: youngGenerationCollector(),
   });
   port.on('message', (command: MeasurementCommand) => {
-    if (command.type !== 'stop') return;
+    if (command.type === 'reload') {
+      try {
+        emit({ type: 'reloaded', report: engine.reload(command.config) });
+      } catch (err) {
+        emit({ type: 'fatal', message: `reload failed: ${String(err)}` });
+      }
+      return;
+    }
     void engine.stop(command.graceMs).then(
       () => {
         emit({ type: 'stopped' });
