@@ -68,6 +68,25 @@ const stopRequested = new Promise<string>((resolve) => {
 });
 const waitForStop = (): Promise<string> => stopRequested;
 
+// SIGHUP asks `run` to reload its configuration; Node's default would end the process. Installed
+// before the command starts, so a SIGHUP during start-up is remembered and served once the
+// daemon runs, never a kill.
+let reloadListener: (() => void) | null = null;
+let reloadPending = false;
+function listenForReload(): void {
+  process.on('SIGHUP', () => {
+    if (reloadListener) reloadListener();
+    else reloadPending = true;
+  });
+}
+const onReloadRequest = (listener: () => void): void => {
+  reloadListener = listener;
+  if (reloadPending) {
+    reloadPending = false;
+    listener();
+  }
+};
+
 const io: CliIO = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
@@ -75,6 +94,7 @@ const io: CliIO = {
   cwd: process.cwd(),
   isTTY: process.stdout.isTTY === true,
   waitForStop,
+  onReloadRequest,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -87,6 +107,7 @@ async function main(argv: string[]): Promise<number> {
     io.out(MAIN_USAGE);
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
+  if (command === 'run') listenForReload();
   const load = COMMANDS[command];
   if (!load) {
     io.err(`isa-monitor: unknown command "${command}"\n\n${MAIN_USAGE}`);

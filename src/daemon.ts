@@ -7,13 +7,15 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { AnyCheck, CheckResult } from './kernel/check.js';
-import { sectionOf, type MonitorConfig } from './config/index.js';
+import { sectionOf, type EnvironmentConfig, type MonitorConfig } from './config/index.js';
+import { planReload } from './config/reload.js';
 import {
   startMeasurement,
   type MeasurementHost,
   type MeasurementMode,
 } from './measurement/host.js';
 import type { MeasurementEvent } from './measurement/messages.js';
+import { reconfigureMetrics } from './metrics/reconfigure.js';
 import { Recorder } from './metrics/recorder.js';
 import { createMetrics, metricsEnvironmentOf, type BuildInfo } from './metrics/registry.js';
 import { MaintenanceWatcher } from './maintenance/watcher.js';
@@ -42,6 +44,14 @@ export interface Daemon {
    * a monitor that keeps serving metrics but no longer measures must not look healthy.
    */
   failed: Promise<string>;
+  /**
+   * Puts a reloaded configuration in force (docs/configuration.md, "Reload"): the keys fixed at
+   * start keep their running values (logged), everything else takes effect, and the reload
+   * metrics say so. Reloads run one at a time, in the order asked.
+   */
+  reload(loaded: MonitorConfig): Promise<void>;
+  /** A reload was refused (an invalid file): the configuration in force stays. */
+  reloadRefused(): void;
   /** Graceful stop: readiness off, runs finished or aborted, sessions closed, server closed. */
   stop(): Promise<void>;
 }
@@ -51,7 +61,11 @@ export interface Daemon {
  * run and the schedules are started.
  */
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
-  const { config, logger } = opts;
+  const { logger } = opts;
+  /** The configuration in force: a reload replaces it. */
+  let config = opts.config;
+  /** Its environments: events of one a reload removed (its last runs) are logged, not recorded. */
+  let configured = new Set(config.environments.map((env) => env.name));
   // The measurement thread starts first: its start-up (modules, environments, one cron task per
   // interval) runs on the other core while this thread builds the registry and binds the server.
   // Its events wait for `deliver`, which is set below, before this function first yields, so none
@@ -97,19 +111,21 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     environments: config.environments.map((e) => e.name),
     maintenance: (environment) => maintenance.status(environment),
   });
-  const history = new RunHistory({
-    checks: opts.checks,
-    maintenance: (environment) => maintenance.status(environment),
-    windowMs: config.history.windowMs,
-    runs: config.history.runs,
-    environments: config.environments.map((env) => ({
+  const historyEnvironments = (environments: readonly EnvironmentConfig[]) =>
+    environments.map((env) => ({
       name: env.name,
       thresholds: env.thresholds,
       checks: opts.checks.map((check) => {
         const section = sectionOf(env, check);
         return { name: check.name, enabled: section.enabled, intervalMs: section.intervalMs };
       }),
-    })),
+    }));
+  const history = new RunHistory({
+    checks: opts.checks,
+    maintenance: (environment) => maintenance.status(environment),
+    windowMs: config.history.windowMs,
+    runs: config.history.runs,
+    environments: historyEnvironments(config.environments),
   });
   let ready = false;
   let fail: (reason: string) => void = () => {};
@@ -122,6 +138,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     logger,
   });
   const onEvent = (event: MeasurementEvent): void => {
+    if (fromRemovedEnvironment(event, configured)) {
+      if (event.type === 'result') logRun(logger, event.result);
+      return;
+    }
     switch (event.type) {
       case 'result':
         recorder.recordResult(event.result);
@@ -183,6 +203,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         ready = false;
         fail(event.message);
         break;
+      case 'reloaded':
       case 'stopped':
         break;
     }
@@ -225,10 +246,62 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   }
   ready = true;
 
+  const applyReload = async (loaded: MonitorConfig): Promise<void> => {
+    const began = performance.now();
+    const plan = planReload(config, loaded);
+    for (const key of plan.kept) {
+      logger.warn(
+        { key },
+        `configuration reload: ${key} cannot change without a restart; the running value stays`,
+      );
+    }
+    const previous = config;
+    config = plan.config;
+    configured = new Set(config.environments.map((env) => env.name));
+    logger.level = config.logLevel;
+    // The registry first: the measurement thread's first events under the new configuration
+    // find their series.
+    const { rebuilt } = await reconfigureMetrics(metrics, {
+      checks: opts.checks,
+      previous: previous.environments.map((env) => metricsEnvironmentOf(env, opts.checks)),
+      next: config.environments.map((env) => metricsEnvironmentOf(env, opts.checks)),
+    });
+    recorder.bind();
+    for (const env of config.environments) recorder.describeEnvironment(env);
+    maintenance.update(config.environments);
+    status.setEnvironments(config.environments.map((env) => env.name));
+    history.setEnvironments(historyEnvironments(config.environments));
+    const report = await measurement.reload(config);
+    metrics.configLastReloadSuccessful.set(1);
+    metrics.configLastReloadSuccessTimestamp.set(Math.floor(Date.now() / 1000));
+    logger.info(
+      {
+        added: report.added,
+        changed: report.changed,
+        removed: report.removed,
+        unchanged: report.unchanged.length,
+        ...(plan.kept.length > 0 ? { kept: plan.kept } : {}),
+        ...(rebuilt.length > 0 ? { histogramsRestarted: rebuilt } : {}),
+        durationMs: Math.round(performance.now() - began),
+        schedule: report.schedule,
+      },
+      'configuration reloaded',
+    );
+  };
+  let reloads: Promise<void> = Promise.resolve();
+
   let stopping: Promise<void> | undefined;
   return {
     url,
     failed,
+    reload(loaded) {
+      const next = reloads.then(() => (stopping ? undefined : applyReload(loaded)));
+      reloads = next.catch(() => {});
+      return next;
+    },
+    reloadRefused() {
+      metrics.configLastReloadSuccessful.set(0);
+    },
     stop() {
       stopping ??= (async () => {
         ready = false;
@@ -242,6 +315,22 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       return stopping;
     },
   };
+}
+
+/** Whether `event` is about an environment that is no longer configured. */
+function fromRemovedEnvironment(event: MeasurementEvent, configured: ReadonlySet<string>): boolean {
+  switch (event.type) {
+    case 'result':
+      return !configured.has(event.result.environment);
+    case 'skip':
+    case 'abandoned':
+    case 'follow_up':
+    case 'sessions_open':
+    case 'session_unrecoverable':
+      return !configured.has(event.environment);
+    default:
+      return false;
+  }
 }
 
 /** One line per run: what on-call greps for. */

@@ -32,11 +32,14 @@ const REDACT_PATHS = [
   'config.environments[*].apiKey',
 ];
 
+/** Each logger's secrets: a reload adds the keys it reads (`addSecrets`). */
+const SECRETS = new WeakMap<Logger, string[]>();
+
 /** Creates the logger; `secrets` are replaced by `[REDACTED]` wherever they would appear. */
 export function createLogger(opts: LoggerOptions): Logger {
   const secrets = opts.secrets.filter((s) => s.length >= 4);
   const destination = opts.destination ?? standardDestination(opts.pretty);
-  return pino(
+  const logger = pino(
     {
       level: opts.level,
       base: { name: 'isa-monitor' },
@@ -47,6 +50,19 @@ export function createLogger(opts: LoggerOptions): Logger {
     },
     destination,
   );
+  SECRETS.set(logger, secrets);
+  return logger;
+}
+
+/**
+ * Scrubs `keys` from every later line of `logger` too: a reloaded configuration's API keys are
+ * added before anything about the reload is logged (docs/configuration.md, "Reload"). Keys of
+ * the earlier configuration stay scrubbed.
+ */
+export function addSecrets(logger: Logger, keys: readonly string[]): void {
+  const secrets = SECRETS.get(logger);
+  if (secrets === undefined) return;
+  for (const key of keys) if (key.length >= 4 && !secrets.includes(key)) secrets.push(key);
 }
 
 /** Stdout: pino-pretty when `pretty` (by default: when stdout is a terminal), else JSON lines. */

@@ -9,6 +9,11 @@ export interface CliIO {
   isTTY: boolean;
   /** Resolves on the first SIGTERM or SIGINT. */
   waitForStop(): Promise<string>;
+  /**
+   * Calls `listener` at every SIGHUP (docs/configuration.md, "Reload"), and at once for one that
+   * came before it was set. Only `run` listens: for the other commands SIGHUP ends the process.
+   */
+  onReloadRequest(listener: () => void): void;
 }
 
 export class UsageError extends Error {}

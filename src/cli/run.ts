@@ -2,7 +2,13 @@ import type { DestinationStream, Logger } from 'pino';
 import { CHECK_LIST } from '../checks/index.js';
 import { formatProblems, isDemoMode, loadConfig, type MonitorConfig } from '../config/index.js';
 import { startDaemon } from '../daemon.js';
-import { createLogger, holdLines, standardDestination, type HeldDestination } from '../logging.js';
+import {
+  addSecrets,
+  createLogger,
+  holdLines,
+  standardDestination,
+  type HeldDestination,
+} from '../logging.js';
 import { VERSION, buildInfo } from '../version.js';
 import type { Demo } from './demo.js';
 import { EXIT, parse, UsageError, type CliIO } from './io.js';
@@ -92,6 +98,46 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     );
     held.release();
   }
+  const running = daemon;
+  const reload = async (): Promise<void> => {
+    if (demo) {
+      logger.warn(
+        { signal: 'SIGHUP' },
+        'configuration reload: demo mode reads no file; nothing to reload',
+      );
+      return;
+    }
+    logger.info({ signal: 'SIGHUP', configFile }, 'configuration reload requested');
+    const loaded = loadConfig({ checks: CHECK_LIST, configFile, env: io.env, cwd: io.cwd });
+    if (!loaded.ok) {
+      // Every problem, as validate-config prints them; the configuration in force stays.
+      for (const problem of loaded.problems) {
+        logger.error({ key: problem.path }, `configuration: ${problem.path}: ${problem.message}`);
+      }
+      logger.error(
+        { problems: loaded.problems.length },
+        'configuration reload refused: the configuration in force stays',
+      );
+      running.reloadRefused();
+      return;
+    }
+    // The new keys are scrubbed before anything of the new configuration is logged.
+    addSecrets(
+      logger,
+      loaded.config.environments.map((env) => env.apiKey),
+    );
+    for (const warning of loaded.warnings) {
+      logger.warn({ key: warning.path }, `configuration: ${warning.path}: ${warning.message}`);
+    }
+    const logLevel = values['log-level'] ?? loaded.config.logLevel;
+    await running.reload({ ...loaded.config, logLevel, ...(listen ? { listen } : {}) });
+  };
+  io.onReloadRequest(() => {
+    reload().catch((err: unknown) => {
+      logger.error({ err }, 'configuration reload failed');
+      running.reloadRefused();
+    });
+  });
   const stop = await Promise.race([
     io.waitForStop().then((signal) => ({ signal, failure: null })),
     daemon.failed.then((failure) => ({ signal: null, failure })),

@@ -51,7 +51,23 @@ export class MaintenanceWatcher {
   constructor(opts: MaintenanceWatcherOptions) {
     this.onChange = opts.onChange;
     this.now = opts.now ?? Date.now;
-    for (const env of opts.environments) {
+    this.watch(opts.environments);
+  }
+
+  /**
+   * Watches a reloaded configuration's windows instead (docs/configuration.md, "Reload"): every
+   * environment's state is evaluated again and reported, as at start.
+   */
+  update(environments: MaintenanceWatcherOptions['environments']): void {
+    for (const watched of this.watched.values()) {
+      if (watched.timer) clearTimeout(watched.timer);
+    }
+    this.watched.clear();
+    this.watch(environments);
+  }
+
+  private watch(environments: MaintenanceWatcherOptions['environments']): void {
+    for (const env of environments) {
       const windows = env.maintenance ?? [];
       if (windows.length === 0) {
         this.onChange(env.name, false);

@@ -69,6 +69,18 @@ export const UNIVERSAL_METRICS = {
     type: 'gauge',
     labels: ['environment'],
   },
+  configLastReloadSuccessful: {
+    name: 'isa_config_last_reload_successful',
+    help: 'Whether the last configuration reload (SIGHUP) succeeded (1) or was refused (0); 1 from start-up.',
+    type: 'gauge',
+    labels: [],
+  },
+  configLastReloadSuccessTimestamp: {
+    name: 'isa_config_last_reload_success_timestamp_seconds',
+    help: 'When the configuration in force was loaded: start-up, or the last successful reload (Unix seconds).',
+    type: 'gauge',
+    labels: [],
+  },
   sessionLedgerWritable: {
     name: 'isa_session_ledger_writable',
     help: 'Whether the last write of the session ledger (state file) succeeded (1) or failed (0).',

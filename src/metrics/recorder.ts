@@ -29,6 +29,15 @@ export class Recorder {
 
   constructor(private readonly metrics: Metrics) {
     this.checks = new Map(metrics.catalog.checks.map((check) => [check.name, check]));
+    this.bind();
+  }
+
+  /**
+   * Takes the metric handles afresh: after a reload made a histogram anew
+   * (`metrics/reconfigure.ts`), its checks' sinks write to the new one.
+   */
+  bind(): void {
+    const metrics = this.metrics;
     for (const check of metrics.catalog.checks) {
       const own = new Map<string, Handle>();
       for (const [key, def] of Object.entries(check.metrics)) {

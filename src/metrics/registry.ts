@@ -190,6 +190,10 @@ export function createMetrics(opts: CreateMetricsOptions): Metrics {
   );
   // Until the measurement engine has tried its first write of the state file.
   metrics.sessionLedgerWritable.set(1);
+  // The configuration in force was loaded at start-up, as Prometheus's own
+  // prometheus_config_last_reload_* report it (docs/configuration.md, "Reload").
+  metrics.configLastReloadSuccessful.set(1);
+  metrics.configLastReloadSuccessTimestamp.set(Math.floor(Date.now() / 1000));
   if (opts.control === true) {
     for (const result of CONTROL_METRICS.controlProbeAttempts.knownValues.result) {
       metrics.controlProbeAttempts.inc({ result }, 0);
@@ -244,7 +248,7 @@ function registerProcessMetrics(registry: Registry): void {
   for (const name of GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
 }
 
-function createHandle(
+export function createHandle(
   def: MetricDefinition,
   registry: Registry | null,
   environments: readonly MetricsEnvironment[],
@@ -363,11 +367,15 @@ export function knownLabelSets(
   return sets;
 }
 
-/** Zero-initialises, for one environment, the universal metrics and those of enabled checks. */
-function zeroInitialise(
+/**
+ * Zero-initialises, for one environment, the universal metrics and those of enabled checks; with
+ * `families`, only the families it accepts (by metric key).
+ */
+export function zeroInitialise(
   metrics: Metrics,
   env: MetricsEnvironment,
   enabled: readonly AnyCheck[],
+  families: (key: string, def: MetricDefinition) => boolean = () => true,
 ): void {
   const environment = env.name;
   const names = enabled.map((check) => check.name);
@@ -380,7 +388,7 @@ function zeroInitialise(
   metrics.maintenanceActive.set({ environment }, 0);
   const { catalog } = metrics;
   for (const [key, def] of Object.entries(catalog.definitions)) {
-    if (def.type === 'gauge' || key in CONTROL_METRICS) continue;
+    if (def.type === 'gauge' || key in CONTROL_METRICS || !families(key, def)) continue;
     if (def.sessionsOnly === true && !sessions) continue;
     // Follow-up families start where the check's follow-up runs are on (the recorder does that).
     if (catalog.followUpNames.has(def.name)) continue;

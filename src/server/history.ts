@@ -129,6 +129,8 @@ interface EnvironmentHistory {
 /** Bounded in-memory history of every environment's check runs, for the status page. */
 export class RunHistory {
   private readonly windowMs: number;
+  /** Runs kept per check (`history.runs`). */
+  private readonly runs: number;
   private readonly now: () => number;
   private readonly maintenance: (environment: string) => MaintenanceJson | null;
   private readonly environments = new Map<string, EnvironmentHistory>();
@@ -144,18 +146,42 @@ export class RunHistory {
     this.windowMs = opts.windowMs;
     this.now = opts.now ?? Date.now;
     this.maintenance = opts.maintenance ?? (() => null);
-    for (const env of opts.environments) {
+    this.runs = opts.runs;
+    this.setEnvironments(opts.environments);
+  }
+
+  /**
+   * The environments of the configuration (at start, and after a reload): a check whose schedule
+   * is unchanged keeps its history; one enabled, disabled or given another interval starts
+   * afresh, sized for its new interval; removed environments leave the document.
+   */
+  setEnvironments(environments: readonly HistoryEnvironment[]): void {
+    const wanted = new Set(environments.map((env) => env.name));
+    for (const name of this.environments.keys()) {
+      if (!wanted.has(name)) this.environments.delete(name);
+    }
+    for (const env of environments) {
+      const previous = this.environments.get(env.name);
       const checks = new Map<string, CheckHistory>();
       for (const check of env.checks) {
-        const samples = check.enabled ? sampleCapacity(opts.windowMs, check.intervalMs) : 0;
+        const kept = previous?.checks.get(check.name);
+        if (kept?.enabled === check.enabled && kept.intervalMs === check.intervalMs) {
+          checks.set(check.name, kept);
+          continue;
+        }
+        const samples = check.enabled ? sampleCapacity(this.windowMs, check.intervalMs) : 0;
         checks.set(check.name, {
           enabled: check.enabled,
           intervalMs: check.intervalMs,
           samples: new Ring(samples),
-          runs: new Ring(check.enabled ? Math.max(0, Math.floor(opts.runs)) : 0),
+          runs: new Ring(check.enabled ? Math.max(0, Math.floor(this.runs)) : 0),
         });
       }
-      this.environments.set(env.name, { thresholds: env.thresholds, sessionsOpen: null, checks });
+      this.environments.set(env.name, {
+        thresholds: env.thresholds,
+        sessionsOpen: previous?.sessionsOpen ?? null,
+        checks,
+      });
     }
   }
 

@@ -121,6 +121,20 @@ export class StatusHistory {
     }
   }
 
+  /**
+   * The environments of a reloaded configuration: new ones are listed before their first run,
+   * removed ones leave the document, and the others keep their history.
+   */
+  setEnvironments(environments: readonly string[]): void {
+    const wanted = new Set(environments);
+    for (const environment of this.histories.keys()) {
+      if (!wanted.has(environment)) this.histories.delete(environment);
+    }
+    for (const environment of environments) {
+      for (const check of this.checkNames) this.history(environment, check);
+    }
+  }
+
   /** Adds one finished run. */
   add(result: CheckResult): void {
     const history = this.history(result.environment, result.check);

@@ -158,6 +158,8 @@ const MONITOR_WIDE = [
   'isa_monitor_build_info',
   'isa_measurement_event_loop_lag_seconds',
   'isa_session_ledger_writable',
+  'isa_config_last_reload_successful',
+  'isa_config_last_reload_success_timestamp_seconds',
   'isa_metrics_server_connections_rejected_total',
   // The control probe describes the monitor's own network, per location.
   'isa_control_probe_success',
