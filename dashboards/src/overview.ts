@@ -2,7 +2,7 @@
  * The isa-monitor overview dashboard: what on-call opens first. Top to bottom: is each
  * environment answering and how fast, and from where; the checks' rows of how the API serves
  * (latency in detail, the session lifecycle and qualify behaviour, analytics); the API contract
- * and raw responses; reference data and the certificate; the 99.5 % error
+ * and raw responses; the checks' rows of reference data and the certificate; the 99.5 % error
  * budget; the monitor itself. A row of one check lives in the check's folder
  * (`src/checks/<name>/dashboard.ts`); the rows here read several checks or the monitor
  * (docs/dashboards.md, "Where the rows come from").
@@ -460,156 +460,6 @@ function contractSection() {
   };
 }
 
-function referenceDataSection() {
-  const listed = linePanel({
-    title: 'Providers listed',
-    description:
-      'Providers in the latest valid GET /service_providers answer, by record type (fcc_provider, supplemental_brand). Fetched every 15 minutes by default and held until the next fetch. An empty list, or one that lost more than 20 % of the largest list of the last 6 hours, is IsaProviderListShrank.',
-    unit: 'short',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, type) (${select(METRICS.providersListed)})`,
-        legend: '{{environment}} {{type}}',
-      },
-    ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .decimals(0)
-    .min(0);
-
-  const listChanges = countBarsPanel({
-    title: 'Provider list changes and checks',
-    description:
-      'Fetches whose provider list differed from the previous valid one (content or order), and provider-list checks that failed, by result: empty, order_violation (the spec promises units descending and each supplemental brand right after its parent), invalid_body, or a failed request.',
-    unit: 'short',
-    minInterval: '15m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}) (${increase(select(METRICS.providersListChanges), interval)})`,
-        legend: '{{environment}} list changed',
-      },
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.providersRuns, { result: { not: 'ok' } }), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  }).axisLabel('per slot');
-
-  const coverageCount = linePanel({
-    title: 'Providers covering the monitored geography',
-    description:
-      'Providers in the latest valid GET /coverage answer for the configured geography (coverage.states, counties, tracts, blocks), with the configured least number (coverage.min_providers) dashed. Below the line the coverage check fails with below_expectation.',
-    unit: 'short',
-    queries: [
-      {
-        expr: `max by (${BY_ENV}) (${select(METRICS.coverageProviders)})`,
-        legend: '{{environment}}',
-      },
-      {
-        expr: `max by (${BY_ENV}) (${select(METRICS.coverageMinProviders)})`,
-        legend: '{{environment}} expected at least',
-      },
-    ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .overrideByRegexp(' expected at least$', fixedColor(COLORS.neutral))
-    .decimals(0)
-    .min(0);
-
-  const coverageRuns = countBarsPanel({
-    title: 'Coverage checks by result',
-    description:
-      'Coverage runs per time slot, by result. ok is the only good one; below_expectation, invalid_matched_areas (matched_areas that do not fit the query: OR within a parameter, AND across), geography_not_required (a request without geography was not refused) and invalid_body are wrong answers (IsaCoverageAnswersWrong); the rest are failed requests.',
-    unit: 'short',
-    minInterval: '15m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.coverageRuns), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  })
-    .axisLabel('runs per slot')
-    .overrideByRegexp(' ok$', fixedColor(COLORS.good));
-
-  return {
-    title: 'Reference data: provider list and coverage',
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: listed, width: 6 },
-          { panel: listChanges, width: 6 },
-          { panel: coverageCount, width: 6 },
-          { panel: coverageRuns, width: 6 },
-        ],
-      },
-    ],
-  };
-}
-
-function certificatesSection() {
-  const daysLeft = linePanel({
-    title: 'Certificate days left',
-    description:
-      "Days until the earliest notAfter of the certificate chain each environment's base URL presents, read by the hourly tls check, also when the chain does not verify. Under 21 days opens IsaTlsCertificateExpiring; under 3 in production pages (IsaTlsCertificateInvalid).",
-    unit: 'short',
-    queries: [
-      {
-        expr: `min by (${BY_ENV}) (${select(METRICS.tlsExpiry)} - time()) / 86400`,
-        legend: '{{environment}}',
-      },
-    ],
-  })
-    .axisLabel('days')
-    .decimals(1);
-
-  const verified = linePanel({
-    title: 'Certificate chain verified',
-    description:
-      "1 when the chain verified against the system CAs plus the environment's ca_file and matched the host name, 0 when not: then IsaTlsCertificateInvalid pages for production after 10 minutes.",
-    unit: 'short',
-    queries: [
-      {
-        expr: `min by (${BY_ENV}) (${select(METRICS.tlsVerified)})`,
-        legend: '{{environment}}',
-      },
-    ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .decimals(0)
-    .min(0)
-    .max(1);
-
-  const results = countBarsPanel({
-    title: 'Certificate checks that did not pass',
-    description:
-      'tls check runs by result other than ok: expired, hostname_mismatch, untrusted, expiring (fewer than tls.min_days left), and, without a chain, handshake_failed, network_error, timeout.',
-    unit: 'short',
-    minInterval: '1h',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.tlsRuns, { result: { not: 'ok' } }), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  }).axisLabel('runs per slot');
-
-  return {
-    title: 'Certificates',
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: daysLeft, width: 8 },
-          { panel: verified, width: 8 },
-          { panel: results, width: 8 },
-        ],
-      },
-    ],
-  };
-}
-
 function errorBudgetSection() {
   const [budgetRange, budgetSeconds] = BUDGET_WINDOW;
   const budgetPercent = `${(AVAILABILITY_OBJECTIVE * 100).toFixed(1)} %`;
@@ -893,8 +743,7 @@ export function buildOverviewDashboard(): Dashboard {
     locationsSection(),
     ...checkSections(checkRows, 'service'),
     contractSection(),
-    referenceDataSection(),
-    certificatesSection(),
+    ...checkSections(checkRows, 'reference'),
     errorBudgetSection(),
     monitorSection(),
   ]);
