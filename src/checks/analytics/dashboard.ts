@@ -18,7 +18,7 @@ import {
   rate,
   select,
 } from '../../../dashboards/src/promql.js';
-import type { CheckRow, CheckRows } from '../shared/dashboard.js';
+import { runsByResultPanel, type CheckRow, type CheckRows } from '../shared/dashboard.js';
 import { analyticsCheck } from './index.js';
 
 const { interval, rateInterval } = VARIABLES;
@@ -29,21 +29,14 @@ const { metrics } = analyticsCheck;
 export const dashboardRows: CheckRows = () => [analyticsRow()];
 
 function analyticsRow(): CheckRow {
-  const runs = countBarsPanel({
+  const runs = runsByResultPanel({
     title: 'Analytics runs by result',
     description:
       'Finished analytics runs (incremental sync of GET /analytics/sessions, then lookups of the synthetic sessions) per time slot, by result. Only where the analytics check is enabled. sync_incomplete means more pages than max_pages; sessions_missing, a synthetic session never reached analytics.',
-    unit: 'short',
     minInterval: '5m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(metrics.analyticsRuns), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  })
-    .axisLabel('runs per slot')
-    .overrideByRegexp(' success$', fixedColor(COLORS.good));
+    runs: metrics.analyticsRuns,
+    good: 'success',
+  });
 
   const lag = linePanel({
     title: 'Analytics ingest lag',

@@ -5,12 +5,16 @@
  * (src/checks/shared/dashboard.ts): nothing the daemon runs imports it.
  */
 import { LineInterpolation } from '@grafana/grafana-foundation-sdk/common';
-import { COLORS, countBarsPanel, fixedColor, linePanel } from '../../../dashboards/src/panels.js';
-import { VARIABLES, increase, select } from '../../../dashboards/src/promql.js';
-import { REFERENCE_DATA_ROW, type CheckRow, type CheckRows } from '../shared/dashboard.js';
+import { COLORS, fixedColor, linePanel } from '../../../dashboards/src/panels.js';
+import { select } from '../../../dashboards/src/promql.js';
+import {
+  REFERENCE_DATA_ROW,
+  runsByResultPanel,
+  type CheckRow,
+  type CheckRows,
+} from '../shared/dashboard.js';
 import { coverageCheck } from './index.js';
 
-const { interval } = VARIABLES;
 const BY_ENV = 'environment';
 const { metrics } = coverageCheck;
 
@@ -39,21 +43,14 @@ function coverageRow(): CheckRow {
     .decimals(0)
     .min(0);
 
-  const coverageRuns = countBarsPanel({
+  const coverageRuns = runsByResultPanel({
     title: 'Coverage checks by result',
     description:
       'Coverage runs per time slot, by result. ok is the only good one; below_expectation, invalid_matched_areas (matched_areas that do not fit the query: OR within a parameter, AND across), geography_not_required (a request without geography was not refused) and invalid_body are wrong answers (IsaCoverageAnswersWrong); the rest are failed requests.',
-    unit: 'short',
     minInterval: '15m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(metrics.coverageRuns), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  })
-    .axisLabel('runs per slot')
-    .overrideByRegexp(' ok$', fixedColor(COLORS.good));
+    runs: metrics.coverageRuns,
+    good: 'ok',
+  });
 
   return {
     place: 'reference',

@@ -21,7 +21,12 @@ import {
   select,
   selectHistogram,
 } from '../../../dashboards/src/promql.js';
-import { buildMetric, type CheckRow, type CheckRows } from '../shared/dashboard.js';
+import {
+  buildMetric,
+  runsByResultPanel,
+  type CheckRow,
+  type CheckRows,
+} from '../shared/dashboard.js';
 import type { MetricDefinition } from '../../kernel/metric-definition.js';
 import { lifecycleCheck } from './index.js';
 
@@ -38,21 +43,14 @@ export const dashboardRows: CheckRows = (build) => [
 ];
 
 function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
-  const runs = countBarsPanel({
+  const runs = runsByResultPanel({
     title: 'Lifecycle runs by result',
     description:
       "Finished synthetic session runs (create → poll until qualified → get → close → verify 410) per time slot, by result. success is the only good one; the result names the step that failed. unauthorized and rate_limited are on our side; address_validation_unavailable is the API's documented 503.",
-    unit: 'short',
     minInterval: '15m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(metrics.lifecycleRuns), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  })
-    .axisLabel('runs per slot')
-    .overrideByRegexp(' success$', fixedColor(COLORS.good));
+    runs: metrics.lifecycleRuns,
+    good: 'success',
+  });
 
   const steps = linePanel({
     title: 'Lifecycle step durations (mean)',

@@ -10,7 +10,8 @@
  * (scripts/build.mjs, from src/cli.ts) leaves them and the Grafana SDK out.
  */
 import type { MetricDefinition } from '../../kernel/metric-definition.js';
-import type { Line } from '../../../dashboards/src/panels.js';
+import { COLORS, countBarsPanel, fixedColor, type Line } from '../../../dashboards/src/panels.js';
+import { VARIABLES, increase, select } from '../../../dashboards/src/promql.js';
 
 /**
  * Where a check's row stands in the overview: `service` rows (how the API serves: pings, sessions,
@@ -50,4 +51,31 @@ export function buildMetric(metrics: BuildMetrics, key: string): MetricDefinitio
   const definition = metrics[key];
   if (definition === undefined) throw new Error(`the build has no metric "${key}"`);
   return definition;
+}
+
+/**
+ * A check's runs per time slot by result, from its runs counter (a `result` label), its one good
+ * result green: how the lifecycle, analytics and coverage rows open.
+ */
+export function runsByResultPanel(spec: {
+  title: string;
+  description: string;
+  minInterval: string;
+  runs: MetricDefinition;
+  good: string;
+}) {
+  return countBarsPanel({
+    title: spec.title,
+    description: spec.description,
+    unit: 'short',
+    minInterval: spec.minInterval,
+    queries: [
+      {
+        expr: `sum by (environment, result) (${increase(select(spec.runs), VARIABLES.interval)})`,
+        legend: '{{environment}} {{result}}',
+      },
+    ],
+  })
+    .axisLabel('runs per slot')
+    .overrideByRegexp(` ${spec.good}$`, fixedColor(COLORS.good));
 }
