@@ -2,11 +2,14 @@
  * The dashboard side of a check (docs/dashboards.md, "Where the rows come from"): what a check's
  * folder gives the overview dashboard. A check with rows of its own has `dashboard.ts`, which
  * exports `dashboardRows` (a `CheckRows`); dashboards/src/overview.ts finds it by the check's name
- * in the registry and places the rows in registry order. A check's rows read its own metric
- * definitions (its `index.ts`) and build panels with the registry-free helpers of dashboards/src
- * (`panels.ts`, `promql.ts`); a metric no check owns comes in as a parameter, since only the entry
- * points and the generators may import the registry (docs/architecture.md, "Layers"). Design-time
- * only: nothing the daemon runs imports this module or a `dashboard.ts`, so the bundle
+ * in the registry and places the rows in registry order.
+ *
+ * A check's rows read its own metric definitions (its `index.ts`) and build panels with the
+ * registry-free helpers of dashboards/src (`panels.ts`, `promql.ts`) and the ones below; a metric
+ * no check owns comes in as a parameter, since only the entry points and the generators may import
+ * the registry (docs/architecture.md, "Layers").
+ *
+ * Design-time only: nothing the daemon runs imports this module or a `dashboard.ts`, so the bundle
  * (scripts/build.mjs, from src/cli.ts) leaves them and the Grafana SDK out.
  */
 import type { MetricDefinition } from '../../kernel/metric-definition.js';
