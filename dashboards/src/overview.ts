@@ -1,7 +1,11 @@
 /**
  * The isa-monitor overview dashboard: what on-call opens first. Top to bottom: is each
- * environment answering and how fast; latency in detail; the session lifecycle and qualify
- * behaviour; the API contract and raw responses; the 99.5 % error budget; the monitor itself.
+ * environment answering and how fast, and from where; the checks' rows of how the API serves
+ * (latency in detail, the session lifecycle and qualify behaviour, analytics); the API contract
+ * and raw responses; the checks' rows of reference data and the certificate; the 99.5 % error
+ * budget; the monitor itself. A row of one check lives in the check's folder
+ * (`src/checks/<name>/dashboard.ts`); the rows here read several checks or the monitor
+ * (docs/dashboards.md, "Where the rows come from").
  */
 import {
   AnnotationQueryBuilder,
@@ -17,31 +21,23 @@ import {
   LineInterpolation,
   ScaleDistribution,
   ScaleDistributionConfigBuilder,
-  TooltipDisplayMode,
-  VisibilityMode,
 } from '@grafana/grafana-foundation-sdk/common';
-import {
-  HeatmapColorOptionsBuilder,
-  HeatmapColorMode,
-  HeatmapColorScale,
-  YAxisConfigBuilder,
-  CellValuesBuilder,
-  HeatmapTooltipBuilder,
-} from '@grafana/grafana-foundation-sdk/heatmap';
 import type { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
-import { METRICS } from '../../src/checks/index.js';
-import { LATENCY_CLASSES, PING_RESULTS, type PingResult } from '../../src/checks/ping/index.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { CHECK_LIST, METRICS } from '../../src/checks/index.js';
+import { PING_RESULTS, type PingResult } from '../../src/checks/ping/index.js';
+import type { CheckRow, CheckRows, RowPlace } from '../../src/checks/shared/dashboard.js';
+import type { AnyCheck } from '../../src/kernel/check.js';
 import {
   COLORS,
   addSections,
   countBarsPanel,
   dashedThresholds,
   fixedColor,
-  heatmapPanel,
   keepRowsAbove,
   linePanel,
   organizeColumns,
-  referenceLine,
   sortDescending,
   stateTimelinePanel,
   statPanel,
@@ -49,11 +45,11 @@ import {
   thresholds,
   valueMappings,
   DATASOURCE,
+  type Section,
 } from './panels.js';
 import {
   RUNTIME_METRICS,
   VARIABLES,
-  histogramMean,
   increase,
   rate,
   select,
@@ -62,6 +58,50 @@ import {
   selectMonitorUp,
   selectRuntime,
 } from './promql.js';
+
+/**
+ * Each registered check's rows (`src/checks/<name>/dashboard.ts`, exporting `dashboardRows`; the
+ * contract is src/checks/shared/dashboard.ts), found by the check's name in the registry, in
+ * registry order; a check without one adds no row. Found by name rather than imported by its
+ * `index.ts`, so that the daemon's bundle has no dashboard code (docs/dashboards.md, "Where the
+ * rows come from").
+ */
+const CHECK_ROWS: readonly CheckRows[] = await Promise.all(
+  (CHECK_LIST as readonly AnyCheck[])
+    .map((check) => new URL(`../../src/checks/${check.name}/dashboard.ts`, import.meta.url))
+    .filter((url) => existsSync(fileURLToPath(url)))
+    .map(async (url) => ((await import(url.href)) as { dashboardRows: CheckRows }).dashboardRows),
+);
+
+/**
+ * The checks' rows of one place, in registry order. Rows with the same title that follow each
+ * other are one row, each line's panels side by side: the provider list and coverage share
+ * theirs.
+ */
+function checkSections(rows: readonly CheckRow[], place: RowPlace): Section[] {
+  const sections: Section[] = [];
+  for (const { title, lines } of rows.filter((row) => row.place === place)) {
+    const previous = sections.at(-1);
+    if (previous?.title !== title) {
+      sections.push({ title, lines });
+      continue;
+    }
+    if (
+      previous.lines.length !== lines.length ||
+      previous.lines.some((line, index) => line.height !== lines[index]?.height)
+    ) {
+      throw new Error(`the checks' rows titled "${title}" have lines of different heights`);
+    }
+    sections[sections.length - 1] = {
+      title,
+      lines: previous.lines.map((line, index) => ({
+        height: line.height,
+        panels: [...line.panels, ...(lines[index]?.panels ?? [])],
+      })),
+    };
+  }
+  return sections;
+}
 
 /** Stable dashboard uid: links, bookmarks and alert annotations point at it. */
 export const OVERVIEW_UID = 'isa-monitor-overview';
@@ -88,8 +128,6 @@ const LATENCY_STEPS = [
   [1, COLORS.bad],
 ] as const;
 
-const CLASS_COLORS = [COLORS.good, COLORS.elevated, COLORS.warning, COLORS.bad] as const;
-
 /** Windows of the burn-rate panel, as `[PromQL range, seconds]`. */
 const BURN_WINDOWS = [
   ['1h', 3600],
@@ -112,11 +150,6 @@ function failedShareOfExpected(window: string, seconds: number): string {
   );
   const expected = `(${seconds} / max by (environment, instance) (${select(METRICS.pingInterval)}))`;
   return `max by (environment) (sum by (environment, instance) (${bad}) / ${expected})`;
-}
-
-/** `last ping slower than the threshold of <level>`, 0 or 1, matched per environment and instance. */
-function slowerThan(level: 'expected' | 'warning' | 'critical'): string {
-  return `(${select(METRICS.pingLastDuration)} > bool on (environment, instance) ${select(METRICS.latencyThreshold, { level })})`;
 }
 
 function statusSection() {
@@ -317,366 +350,6 @@ function locationsSection() {
   };
 }
 
-function latencySection() {
-  const latency = linePanel({
-    title: 'Ping latency and thresholds',
-    description:
-      'Duration of every ping (one a minute, held until the next) on a log scale, with the configured thresholds of each environment as dashed lines: green expected, orange warning, red critical. Timeouts show at their elapsed time. Compare with the event-loop lag in the last row: a busy monitor inflates what it measures.',
-    unit: 's',
-    queries: [
-      {
-        expr: `max by (${BY_ENV}) (${select(METRICS.pingLastDuration)})`,
-        legend: '{{environment}}',
-      },
-      {
-        expr: `max by (${BY_ENV}, level) (${select(METRICS.latencyThreshold)})`,
-        legend: '{{environment}} {{level}} threshold',
-      },
-    ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .scaleDistribution(new ScaleDistributionConfigBuilder().type(ScaleDistribution.Log).log(10))
-    .overrideByRegexp(' expected threshold$', referenceLine(COLORS.good))
-    .overrideByRegexp(' warning threshold$', referenceLine(COLORS.warning))
-    .overrideByRegexp(' critical threshold$', referenceLine(COLORS.bad));
-
-  const heatmap = heatmapPanel({
-    title: 'Ping latency distribution',
-    description:
-      'How many pings fell into each latency bucket per time slot (buckets end exactly at 100 ms, 500 ms, 1 s and every configured threshold; none between 2.5 and 30 s). A band creeping upwards is a slow degradation; a second band is bimodal latency (some requests slow). Select a single environment: all selected environments are added together.',
-    unit: 's',
-    minInterval: '5m',
-    queries: [
-      {
-        expr: `sum by (le) (${increase(selectHistogram(METRICS.pingDuration, 'bucket'), interval)})`,
-        legend: '{{le}}',
-        format: 'heatmap',
-      },
-    ],
-  })
-    .color(
-      new HeatmapColorOptionsBuilder()
-        .mode(HeatmapColorMode.Scheme)
-        .scheme('Oranges')
-        .fill('dark-orange')
-        .scale(HeatmapColorScale.Exponential)
-        .exponent(0.5)
-        .steps(64),
-    )
-    .yAxis(new YAxisConfigBuilder().unit('s').decimals(2))
-    .cellValues(new CellValuesBuilder().unit('short').decimals(0))
-    .tooltip(new HeatmapTooltipBuilder().mode(TooltipDisplayMode.Single).yHistogram(true))
-    .showValue(VisibilityMode.Never);
-
-  const classTimeline = stateTimelinePanel({
-    title: 'Latency class',
-    description:
-      'Class of the last ping over time, against the thresholds configured for each environment: expected (green), elevated (yellow, above the expected threshold), warning (orange) and critical (red). Long orange or red stretches are what the latency alerts fire on; isolated blips are not.',
-    unit: 'none',
-    queries: [
-      {
-        expr: `max by (${BY_ENV}) (${slowerThan('expected')} + ${slowerThan('warning')} + ${slowerThan('critical')})`,
-        legend: '{{environment}}',
-      },
-    ],
-  })
-    .mappings(
-      valueMappings(
-        Object.fromEntries(
-          LATENCY_CLASSES.map((name, index) => [
-            String(index),
-            [name, CLASS_COLORS[index] ?? COLORS.muted] as const,
-          ]),
-        ),
-      ),
-    )
-    .thresholds(
-      thresholds(COLORS.good, [
-        [1, COLORS.elevated],
-        [2, COLORS.warning],
-        [3, COLORS.bad],
-      ]),
-    );
-
-  const phases = linePanel({
-    title: 'Ping phases (mean)',
-    description:
-      'Mean time of each ping phase: resolve (DNS, when a name is resolved), connect (TCP), tls (handshake), processing (request sent to first byte: the API working) and transfer (reading the body). Slow processing points at the API; slow resolve/connect/tls points at the network or at the monitor host.',
-    unit: 's',
-    minInterval: '5m',
-    queries: [
-      {
-        expr: histogramMean(METRICS.pingPhaseDuration, [BY_ENV, 'phase'], rateInterval),
-        legend: '{{environment}} {{phase}}',
-      },
-    ],
-  });
-
-  const results = countBarsPanel({
-    title: 'Pings by result',
-    description:
-      'Pings per time slot by result. server_error, timeout and network_error mean the API is down or unreachable (IsaApiDown); unauthorized means our API key is rejected (IsaCredentialsRejected); rate_limited means we got 429 (IsaApiRateLimited); unexpected_status and invalid_body mean the API answered something outside its contract.',
-    unit: 'short',
-    minInterval: '5m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.pingAttempts), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  })
-    .axisLabel('pings per slot')
-    .overrideByRegexp(' ok$', fixedColor(COLORS.good));
-
-  return {
-    title: 'Ping latency',
-    lines: [
-      {
-        height: 9,
-        panels: [
-          { panel: latency, width: 14 },
-          { panel: heatmap, width: 10 },
-        ],
-      },
-      { height: 5, panels: [{ panel: classTimeline, width: 24 }] },
-      {
-        height: 8,
-        panels: [
-          { panel: phases, width: 12 },
-          { panel: results, width: 12 },
-        ],
-      },
-    ],
-  };
-}
-
-function lifecycleSection() {
-  const runs = countBarsPanel({
-    title: 'Lifecycle runs by result',
-    description:
-      "Finished synthetic session runs (create → poll until qualified → get → close → verify 410) per time slot, by result. success is the only good one; the result names the step that failed. unauthorized and rate_limited are on our side; address_validation_unavailable is the API's documented 503.",
-    unit: 'short',
-    minInterval: '15m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.lifecycleRuns), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  })
-    .axisLabel('runs per slot')
-    .overrideByRegexp(' success$', fixedColor(COLORS.good));
-
-  const steps = linePanel({
-    title: 'Lifecycle step durations (mean)',
-    description:
-      'Mean duration of each lifecycle step. poll spans the whole polling loop until a final qualify status (typically 20–30 s, give-up at 90 s), so it dominates; a slow create, get or close points at the session endpoints themselves.',
-    unit: 's',
-    minInterval: '15m',
-    queries: [
-      {
-        expr: histogramMean(METRICS.lifecycleStepDuration, [BY_ENV, 'step'], rateInterval),
-        legend: '{{environment}} {{step}}',
-      },
-    ],
-  });
-
-  const openSessions = linePanel({
-    title: 'Open synthetic sessions',
-    description:
-      'Sessions this monitor created and has not yet seen closed. It rises to 1 during a run and must return to 0; a floor above 0 means sessions leak (closing failed), which IsaSyntheticSessionsLeaking reports.',
-    unit: 'short',
-    queries: [
-      {
-        expr: `max by (${BY_ENV}) (${select(METRICS.syntheticSessionsOpen)})`,
-        legend: '{{environment}}',
-      },
-    ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .decimals(0)
-    .min(0);
-
-  const outcomes = countBarsPanel({
-    title: 'Qualify outcomes',
-    description:
-      'Final qualify status of each run: available (providers found), no_service (none serve the address), failed (lookup errored) and timeout (gave up after 90 s: the answer is unknown, not no-service). A rising share of timeouts is IsaQualifyTimeoutsRising.',
-    unit: 'short',
-    minInterval: '15m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, status) (${increase(select(METRICS.qualifyOutcomes), interval)})`,
-        legend: '{{environment}} {{status}}',
-      },
-    ],
-  })
-    .axisLabel('runs per slot')
-    .overrideByRegexp(' available$', fixedColor(COLORS.good))
-    .overrideByRegexp(' no_service$', fixedColor(COLORS.neutral))
-    .overrideByRegexp(' failed$', fixedColor(COLORS.bad))
-    .overrideByRegexp(' timeout$', fixedColor(COLORS.warning));
-
-  const polls = countBarsPanel({
-    title: 'Qualify poll statuses',
-    description:
-      'qualify_status of every creation and poll response. Mostly pending while a lookup runs; many retry_later answers mean the API has transient upstream trouble even when runs still finish.',
-    unit: 'short',
-    minInterval: '15m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, status) (${increase(select(METRICS.qualifyPolls), interval)})`,
-        legend: '{{environment}} {{status}}',
-      },
-    ],
-  }).axisLabel('responses per slot');
-
-  const timeToQualify = linePanel({
-    title: 'Time to qualify',
-    description:
-      'Time from session creation to the final qualify status: mean and 90th percentile. Dashed lines: 30 s (upper end of typical), 45 s (early warning), 90 s (the monitor gives up and records a timeout). Runs come every few minutes, so each point summarises only a few runs.',
-    unit: 's',
-    minInterval: '15m',
-    queries: [
-      {
-        expr: histogramMean(METRICS.qualifyDuration, [BY_ENV], rateInterval),
-        legend: '{{environment}} mean',
-      },
-      {
-        expr: `histogram_quantile(0.9, sum by (${BY_ENV}, le) (${rate(selectHistogram(METRICS.qualifyDuration, 'bucket'), rateInterval)}))`,
-        legend: '{{environment}} p90',
-      },
-    ],
-  })
-    .thresholdsStyle(dashedThresholds())
-    .thresholds(
-      thresholds(COLORS.good, [
-        [30, COLORS.elevated],
-        [45, COLORS.warning],
-        [90, COLORS.bad],
-      ]),
-    )
-    .axisSoftMax(100)
-    .min(0);
-
-  return {
-    title: 'Session lifecycle and qualification',
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: runs, width: 8 },
-          { panel: steps, width: 8 },
-          { panel: openSessions, width: 8 },
-        ],
-      },
-      {
-        height: 8,
-        panels: [
-          { panel: outcomes, width: 8 },
-          { panel: polls, width: 8 },
-          { panel: timeToQualify, width: 8 },
-        ],
-      },
-    ],
-  };
-}
-
-function analyticsSection() {
-  const runs = countBarsPanel({
-    title: 'Analytics runs by result',
-    description:
-      'Finished analytics runs (incremental sync of GET /analytics/sessions, then lookups of the synthetic sessions) per time slot, by result. Only where the analytics check is enabled. sync_incomplete means more pages than max_pages; sessions_missing, a synthetic session never reached analytics.',
-    unit: 'short',
-    minInterval: '5m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.analyticsRuns), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  })
-    .axisLabel('runs per slot')
-    .overrideByRegexp(' success$', fixedColor(COLORS.good));
-
-  const lag = linePanel({
-    title: 'Analytics ingest lag',
-    description:
-      'Time from creating a synthetic session to its first appearance in GET /analytics/sessions/{id}: mean of the sessions that appeared, and the age of the oldest still awaited (a line that keeps rising is a stalled pipeline). The dashed line is the configured ingest_lag_bound: later sessions count as late (IsaAnalyticsIngestLagging after two in an hour). Resolution is the analytics interval.',
-    unit: 's',
-    minInterval: '5m',
-    queries: [
-      {
-        expr: histogramMean(METRICS.ingestLag, [BY_ENV], rateInterval),
-        legend: '{{environment}} mean lag',
-      },
-      {
-        expr: `max by (${BY_ENV}) (${select(METRICS.oldestAwaiting)})`,
-        legend: '{{environment}} oldest awaiting',
-      },
-      {
-        expr: `max by (${BY_ENV}) (${select(METRICS.ingestLagBound)})`,
-        legend: '{{environment}} bound',
-      },
-    ],
-  })
-    .overrideByRegexp(' bound$', referenceLine(COLORS.warning))
-    .min(0);
-
-  const lateMissing = countBarsPanel({
-    title: 'Late and missing synthetic sessions',
-    description:
-      'Synthetic sessions that reached analytics later than ingest_lag_bound (late, counted once) or not within ingest_timeout (missing), per time slot.',
-    unit: 'short',
-    minInterval: '5m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}) (${increase(select(METRICS.sessionsLate), interval)})`,
-        legend: '{{environment}} late',
-      },
-      {
-        expr: `sum by (${BY_ENV}) (${increase(select(METRICS.sessionsMissing), interval)})`,
-        legend: '{{environment}} missing',
-      },
-    ],
-  })
-    .axisLabel('sessions per slot')
-    .overrideByRegexp(' late$', fixedColor(COLORS.warning))
-    .overrideByRegexp(' missing$', fixedColor(COLORS.bad));
-
-  const sync = linePanel({
-    title: 'Analytics sync rows and duration',
-    description:
-      'Session rows the incremental sync read per minute (how much the partner data changes), and the mean duration of a sync (first page to last).',
-    unit: 'short',
-    minInterval: '5m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}) (${rate(select(METRICS.syncRows), rateInterval)}) * 60`,
-        legend: '{{environment}} rows per minute',
-      },
-      {
-        expr: histogramMean(METRICS.syncDuration, [BY_ENV], rateInterval),
-        legend: '{{environment}} sync seconds',
-      },
-    ],
-  }).min(0);
-
-  return {
-    title: 'Analytics reporting',
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: runs, width: 6 },
-          { panel: lag, width: 6 },
-          { panel: lateMissing, width: 6 },
-          { panel: sync, width: 6 },
-        ],
-      },
-    ],
-  };
-}
-
 function contractSection() {
   // Contract results share one colour code: pass green, fail red, error (could not check) orange.
   const contractColors = (builder: TimeseriesPanelBuilder): TimeseriesPanelBuilder =>
@@ -781,156 +454,6 @@ function contractSection() {
         panels: [
           { panel: responsesTable, width: 12 },
           { panel: errorResponses, width: 12 },
-        ],
-      },
-    ],
-  };
-}
-
-function referenceDataSection() {
-  const listed = linePanel({
-    title: 'Providers listed',
-    description:
-      'Providers in the latest valid GET /service_providers answer, by record type (fcc_provider, supplemental_brand). Fetched every 15 minutes by default and held until the next fetch. An empty list, or one that lost more than 20 % of the largest list of the last 6 hours, is IsaProviderListShrank.',
-    unit: 'short',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, type) (${select(METRICS.providersListed)})`,
-        legend: '{{environment}} {{type}}',
-      },
-    ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .decimals(0)
-    .min(0);
-
-  const listChanges = countBarsPanel({
-    title: 'Provider list changes and checks',
-    description:
-      'Fetches whose provider list differed from the previous valid one (content or order), and provider-list checks that failed, by result: empty, order_violation (the spec promises units descending and each supplemental brand right after its parent), invalid_body, or a failed request.',
-    unit: 'short',
-    minInterval: '15m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}) (${increase(select(METRICS.providersListChanges), interval)})`,
-        legend: '{{environment}} list changed',
-      },
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.providersRuns, { result: { not: 'ok' } }), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  }).axisLabel('per slot');
-
-  const coverageCount = linePanel({
-    title: 'Providers covering the monitored geography',
-    description:
-      'Providers in the latest valid GET /coverage answer for the configured geography (coverage.states, counties, tracts, blocks), with the configured least number (coverage.min_providers) dashed. Below the line the coverage check fails with below_expectation.',
-    unit: 'short',
-    queries: [
-      {
-        expr: `max by (${BY_ENV}) (${select(METRICS.coverageProviders)})`,
-        legend: '{{environment}}',
-      },
-      {
-        expr: `max by (${BY_ENV}) (${select(METRICS.coverageMinProviders)})`,
-        legend: '{{environment}} expected at least',
-      },
-    ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .overrideByRegexp(' expected at least$', fixedColor(COLORS.neutral))
-    .decimals(0)
-    .min(0);
-
-  const coverageRuns = countBarsPanel({
-    title: 'Coverage checks by result',
-    description:
-      'Coverage runs per time slot, by result. ok is the only good one; below_expectation, invalid_matched_areas (matched_areas that do not fit the query: OR within a parameter, AND across), geography_not_required (a request without geography was not refused) and invalid_body are wrong answers (IsaCoverageAnswersWrong); the rest are failed requests.',
-    unit: 'short',
-    minInterval: '15m',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.coverageRuns), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  })
-    .axisLabel('runs per slot')
-    .overrideByRegexp(' ok$', fixedColor(COLORS.good));
-
-  return {
-    title: 'Reference data: provider list and coverage',
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: listed, width: 6 },
-          { panel: listChanges, width: 6 },
-          { panel: coverageCount, width: 6 },
-          { panel: coverageRuns, width: 6 },
-        ],
-      },
-    ],
-  };
-}
-
-function certificatesSection() {
-  const daysLeft = linePanel({
-    title: 'Certificate days left',
-    description:
-      "Days until the earliest notAfter of the certificate chain each environment's base URL presents, read by the hourly tls check, also when the chain does not verify. Under 21 days opens IsaTlsCertificateExpiring; under 3 in production pages (IsaTlsCertificateInvalid).",
-    unit: 'short',
-    queries: [
-      {
-        expr: `min by (${BY_ENV}) (${select(METRICS.tlsExpiry)} - time()) / 86400`,
-        legend: '{{environment}}',
-      },
-    ],
-  })
-    .axisLabel('days')
-    .decimals(1);
-
-  const verified = linePanel({
-    title: 'Certificate chain verified',
-    description:
-      "1 when the chain verified against the system CAs plus the environment's ca_file and matched the host name, 0 when not: then IsaTlsCertificateInvalid pages for production after 10 minutes.",
-    unit: 'short',
-    queries: [
-      {
-        expr: `min by (${BY_ENV}) (${select(METRICS.tlsVerified)})`,
-        legend: '{{environment}}',
-      },
-    ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .decimals(0)
-    .min(0)
-    .max(1);
-
-  const results = countBarsPanel({
-    title: 'Certificate checks that did not pass',
-    description:
-      'tls check runs by result other than ok: expired, hostname_mismatch, untrusted, expiring (fewer than tls.min_days left), and, without a chain, handshake_failed, network_error, timeout.',
-    unit: 'short',
-    minInterval: '1h',
-    queries: [
-      {
-        expr: `sum by (${BY_ENV}, result) (${increase(select(METRICS.tlsRuns, { result: { not: 'ok' } }), interval)})`,
-        legend: '{{environment}} {{result}}',
-      },
-    ],
-  }).axisLabel('runs per slot');
-
-  return {
-    title: 'Certificates',
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: daysLeft, width: 8 },
-          { panel: verified, width: 8 },
-          { panel: results, width: 8 },
         ],
       },
     ],
@@ -1214,15 +737,13 @@ export function buildOverviewDashboard(): Dashboard {
         .step('60s'),
     );
 
+  const checkRows = CHECK_ROWS.flatMap((rows) => rows(METRICS));
   addSections(builder, [
     statusSection(),
     locationsSection(),
-    latencySection(),
-    lifecycleSection(),
-    analyticsSection(),
+    ...checkSections(checkRows, 'service'),
     contractSection(),
-    referenceDataSection(),
-    certificatesSection(),
+    ...checkSections(checkRows, 'reference'),
     errorBudgetSection(),
     monitorSection(),
   ]);

@@ -1,13 +1,16 @@
 /**
- * PromQL building blocks for the dashboards. Metric names come from `src/metrics/definitions.ts`
- * and label names and values are type-checked against each definition's label list and known
- * values, so a typo in a panel query fails `tsc` instead of drawing an empty panel.
+ * PromQL building blocks for the dashboards. Metric names come from the metric definitions
+ * (`src/metrics/definitions.ts` and each check's own, docs/metrics.md) and label names and values
+ * are type-checked against each definition's label list and known values, so a typo in a panel
+ * query fails `tsc` instead of drawing an empty panel.
+ *
+ * Registry-free: it reads a definition it is handed and imports only the kernel's shape of one,
+ * so a check's own rows (`src/checks/<name>/dashboard.ts`) may use it without reaching the
+ * registry (docs/architecture.md, "Layers").
  */
-import { type MetricDefinition } from '../../src/metrics/definitions.js';
-import { METRICS } from '../../src/checks/index.js';
+import type { MetricDefinition } from '../../src/kernel/metric-definition.js';
 
-type Definition = (typeof METRICS)[keyof typeof METRICS];
-type HistogramDefinition = Extract<Definition, { type: 'histogram' }>;
+type HistogramDefinition = MetricDefinition & { type: 'histogram' };
 
 /** The label names a metric definition declares. */
 type LabelOf<D extends MetricDefinition> = D['labels'][number];
@@ -100,7 +103,10 @@ function renderSelector(name: string, labels: readonly string[], matchers: objec
  * A selector for one of the monitor's metrics, filtered by the dashboard's `environment` (when
  * the metric has that label) and `instance` variables plus the given typed matchers.
  */
-export function select<D extends Definition>(definition: D, matchers: Matchers<D> = {}): string {
+export function select<D extends MetricDefinition>(
+  definition: D,
+  matchers: Matchers<D> = {},
+): string {
   return renderSelector(definition.name, definition.labels, matchers);
 }
 

@@ -3,7 +3,7 @@
  * variable everywhere, a unit and a description on every panel, unique ids, a grid without
  * overlaps, and query windows that suit one ping a minute.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Dashboard, Panel } from '@grafana/grafana-foundation-sdk/dashboard';
 import { describe, expect, it } from 'vitest';
@@ -209,10 +209,22 @@ describe.each(committedDashboards())('dashboard $file', ({ dashboard }) => {
 });
 
 describe('dashboard sources', () => {
-  it('spell no isa_ metric name themselves: names come from src/metrics/definitions.ts', () => {
-    const dir = path.resolve(import.meta.dirname, '../../dashboards/src');
-    for (const file of readdirSync(dir).filter((name) => name.endsWith('.ts'))) {
-      const source = readFileSync(path.join(dir, file), 'utf8');
+  const root = path.resolve(import.meta.dirname, '../..');
+  const dashboardsSrc = readdirSync(path.join(root, 'dashboards/src'))
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => `dashboards/src/${name}`);
+  // Each check's rows live in its folder (docs/dashboards.md, "Where the rows come from").
+  const checkRows = readdirSync(path.join(root, 'src/checks'))
+    .map((name) => `src/checks/${name}/dashboard.ts`)
+    .filter((file) => existsSync(path.join(root, file)));
+
+  it('include the rows of the checks that have them', () => {
+    expect(checkRows).toContain('src/checks/ping/dashboard.ts');
+  });
+
+  it('spell no isa_ metric name themselves: names come from the metric definitions', () => {
+    for (const file of [...dashboardsSrc, ...checkRows]) {
+      const source = readFileSync(path.join(root, file), 'utf8');
       expect(source.match(/\bisa_[a-z0-9_]+/g), file).toBeNull();
     }
   });
