@@ -24,6 +24,7 @@ import type {
   CheckSection,
   RequestGap,
   SectionDefaults,
+  SectionDocs,
 } from '../kernel/section.js';
 
 export { runDeadlineMs } from '../kernel/section.js';
@@ -34,6 +35,7 @@ export type {
   CheckSection,
   RequestGap,
   SectionDefaults,
+  SectionDocs,
 } from '../kernel/section.js';
 
 interface UniformParsed {
@@ -49,6 +51,11 @@ export interface SectionSpec<Shape extends z.ZodRawShape, Own> {
   defaults: SectionDefaults;
   /** The check's own keys. */
   shape: Shape;
+  /**
+   * The section's documentation, from which `npm run generate` writes its table in
+   * docs/configuration.md: every own key, and the uniform keys' check-specific words.
+   */
+  docs: SectionDocs;
   /** Rules across the check's own keys (the uniform ones are checked already). */
   refine?: (v: Loose, issues: Issues) => void;
   /** The parsed own keys (beside the uniform ones, in ms) → the check's own settings. */
@@ -101,6 +108,7 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
   return {
     schema: schema as unknown as z.ZodType,
     defaults,
+    docs: spec.docs,
     toConfig(parsed, environment) {
       const p = parsed as UniformParsed & z.output<z.ZodObject<Shape>>;
       const enabled =
