@@ -103,6 +103,7 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
       notLongerThan(v, issues, 'request_timeout', 'timeout', name);
       spec.refine?.(v, issues);
     }, WHEN_MAPPING);
+  const deprecated = { ...spec.deprecated } as Record<string, string>;
   const requestTimeoutDefault =
     defaults.requestTimeout === undefined ? null : parseDuration(defaults.requestTimeout);
   return {
@@ -134,11 +135,12 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
     ...(spec.fileless ? { fileless: spec.fileless } : {}),
     ...(spec.firstRequestsPerSecond ? { firstRequestsPerSecond: spec.firstRequestsPerSecond } : {}),
     ...(spec.budgetFit ? { budgetFit: spec.budgetFit } : {}),
+    deprecated,
     deprecations(parsed) {
       const section = (parsed ?? {}) as Record<string, unknown>;
-      return Object.entries(spec.deprecated ?? {})
+      return Object.entries(deprecated)
         .filter(([key]) => section[key] !== undefined)
-        .map(([key, message]) => ({ key, message: String(message) }));
+        .map(([key, message]) => ({ key, message }));
     },
   };
 }

@@ -92,6 +92,8 @@ export interface CheckSection<C extends CheckConfigBase = CheckConfigBase> {
   requestGaps(v: Loose): RequestGap[];
   /** The section's content in a configuration built from environment variables (no file). */
   readonly fileless?: Record<string, unknown>;
+  /** Every deprecated key of the section with its warning (docs/configuration.md lists them). */
+  readonly deprecated: Readonly<Record<string, string>>;
   /** The deprecated keys set in a parsed section, each with what to do instead. */
   deprecations(parsed: unknown): Array<{ key: string; message: string }>;
   /** See `SectionSpec.firstRequestsPerSecond`. */
