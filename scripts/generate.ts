@@ -7,7 +7,10 @@
  *    (scripts/rules/assemble-rules.ts);
  * 2. the promtool rule tests (alerts/tests/*.yaml) from the scenarios and those rules;
  * 3. the dashboards (dashboards/*.json) from dashboards/src;
- * 4. the Kubernetes objects made from the rules and dashboards (deploy/kubernetes/base/).
+ * 4. the Kubernetes objects made from the rules and dashboards (deploy/kubernetes/base/);
+ * 5. the tables of docs/metrics.md, docs/configuration.md and docs/alerts.md that repeat the
+ *    metric catalog, the checks' config sections and the rules (scripts/docs/render-docs.ts),
+ *    between their marker comments; the prose around them stays hand-written.
  *
  *   npm run generate               write every file that differs
  *   npm run generate -- --check    write nothing; list the stale files and exit 1 if any
@@ -19,6 +22,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderAllDashboards, DASHBOARDS_DIR } from '../dashboards/src/index.js';
 import { renderAll as renderDeploy } from './deploy/render.js';
+import { renderDocs } from './docs/render-docs.js';
 import { assembleRules } from './rules/assemble-rules.js';
 import { REPO_ROOT, RULES_PATH, generateAll as generateRuleTests } from './rules/gen-rule-tests.js';
 import { runGenerator, writeGenerated, type GeneratedText } from './write-generated.js';
@@ -32,11 +36,12 @@ export async function generateEverything(): Promise<GeneratedText[]> {
   const ruleTests = await generateRuleTests(REPO_ROOT, rulesText);
   const dashboards = await renderAllDashboards();
   const deploy = await renderDeploy({ rulesText, dashboards });
+  const docs = await renderDocs({ repoRoot: REPO_ROOT, rulesText });
   return [
     { target: path.join(REPO_ROOT, RULES_PATH), text: rulesText },
     ...[...ruleTests].map(([file, text]) => ({ target: path.join(REPO_ROOT, file), text })),
     ...dashboards.map(({ file, text }) => ({ target: path.join(DASHBOARDS_DIR, file), text })),
-    ...deploy.map(({ file, text }) => ({ target: path.join(REPO_ROOT, file), text })),
+    ...[...deploy, ...docs].map(({ file, text }) => ({ target: path.join(REPO_ROOT, file), text })),
   ];
 }
 

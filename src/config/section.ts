@@ -24,6 +24,7 @@ import type {
   CheckSection,
   RequestGap,
   SectionDefaults,
+  SectionDocs,
 } from '../kernel/section.js';
 
 export { runDeadlineMs } from '../kernel/section.js';
@@ -34,6 +35,7 @@ export type {
   CheckSection,
   RequestGap,
   SectionDefaults,
+  SectionDocs,
 } from '../kernel/section.js';
 
 interface UniformParsed {
@@ -49,6 +51,11 @@ export interface SectionSpec<Shape extends z.ZodRawShape, Own> {
   defaults: SectionDefaults;
   /** The check's own keys. */
   shape: Shape;
+  /**
+   * The section's documentation, from which `npm run generate` writes its table in
+   * docs/configuration.md: every own key, and the uniform keys' check-specific words.
+   */
+  docs: SectionDocs;
   /** Rules across the check's own keys (the uniform ones are checked already). */
   refine?: (v: Loose, issues: Issues) => void;
   /** The parsed own keys (beside the uniform ones, in ms) → the check's own settings. */
@@ -96,11 +103,13 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
       notLongerThan(v, issues, 'request_timeout', 'timeout', name);
       spec.refine?.(v, issues);
     }, WHEN_MAPPING);
+  const deprecated = { ...spec.deprecated } as Record<string, string>;
   const requestTimeoutDefault =
     defaults.requestTimeout === undefined ? null : parseDuration(defaults.requestTimeout);
   return {
     schema: schema as unknown as z.ZodType,
     defaults,
+    docs: spec.docs,
     toConfig(parsed, environment) {
       const p = parsed as UniformParsed & z.output<z.ZodObject<Shape>>;
       const enabled =
@@ -126,11 +135,12 @@ export function checkSection<Shape extends z.ZodRawShape, Own extends object>(
     ...(spec.fileless ? { fileless: spec.fileless } : {}),
     ...(spec.firstRequestsPerSecond ? { firstRequestsPerSecond: spec.firstRequestsPerSecond } : {}),
     ...(spec.budgetFit ? { budgetFit: spec.budgetFit } : {}),
+    deprecated,
     deprecations(parsed) {
       const section = (parsed ?? {}) as Record<string, unknown>;
-      return Object.entries(spec.deprecated ?? {})
+      return Object.entries(deprecated)
         .filter(([key]) => section[key] !== undefined)
-        .map(([key, message]) => ({ key, message: String(message) }));
+        .map(([key, message]) => ({ key, message }));
     },
   };
 }

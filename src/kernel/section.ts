@@ -54,11 +54,35 @@ export interface RequestGap {
   ms: number;
 }
 
+/**
+ * What docs/configuration.md says of one key of a section, beyond what the schema and the
+ * section's defaults already say: `npm run generate` writes the section's table from both.
+ */
+export interface KeyDoc {
+  /** The value type as docs/configuration.md, "Value types", names it; given for own keys only. */
+  type?: string;
+  /** The default as the table shows it, where the schema's own default does not say it. */
+  default?: string;
+  /** Meaning and rules; for a uniform key, what follows the rules every section shares. */
+  meaning?: string;
+}
+
+/** A section's documentation: its table in docs/configuration.md, "Check sections". */
+export interface SectionDocs {
+  /** What the check does: the meaning of the section's own row. */
+  summary: string;
+  /** The section's default, where it is on or off depending on the environment. */
+  default?: string;
+  /** Per key path inside the section (`confirm.window`); every key of the schema needs one. */
+  keys: Readonly<Record<string, KeyDoc>>;
+}
+
 /** What the configuration layer needs of a check's section. */
 export interface CheckSection<C extends CheckConfigBase = CheckConfigBase> {
   /** The zod slice: a strict mapping with defaults; its problems carry the exact messages. */
   readonly schema: z.ZodType;
   readonly defaults: SectionDefaults;
+  readonly docs: SectionDocs;
   /** The parsed section (durations in ms, file spelling) of `environment` → the check's config. */
   toConfig(parsed: unknown, environment: SectionEnvironment): C;
   /**
@@ -68,6 +92,8 @@ export interface CheckSection<C extends CheckConfigBase = CheckConfigBase> {
   requestGaps(v: Loose): RequestGap[];
   /** The section's content in a configuration built from environment variables (no file). */
   readonly fileless?: Record<string, unknown>;
+  /** Every deprecated key of the section with its warning (docs/configuration.md lists them). */
+  readonly deprecated: Readonly<Record<string, string>>;
   /** The deprecated keys set in a parsed section, each with what to do instead. */
   deprecations(parsed: unknown): Array<{ key: string; message: string }>;
   /** See `SectionSpec.firstRequestsPerSecond`. */

@@ -1,4 +1,8 @@
-/** docs/metrics.md stays true to definitions.ts, and its PromQL parses in promtool. */
+/**
+ * The hand-written prose of docs/metrics.md stays true to the metric definitions, and its PromQL
+ * parses in promtool. Its table of every metric (name, type, labels, help) is written by
+ * `npm run generate`, and test/build/generated.test.ts keeps it current.
+ */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,14 +19,8 @@ const DEFINITIONS = Object.values(METRICS) as MetricDefinition[];
 const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
 
 describe('docs/metrics.md', () => {
-  it('documents every metric with a section and a table row giving its type and labels', () => {
-    for (const def of DEFINITIONS) {
-      expect(DOC, def.name).toContain(`#### \`${def.name}\``);
-      // Table cells may be padded (prettier aligns markdown tables); no labels reads "(none)".
-      const labels = def.labels.length > 0 ? def.labels.join(', ') : '\\(none\\)';
-      const row = new RegExp(`^\\| \`${def.name}\` +\\| ${def.type} +\\| ${labels} +\\|$`, 'm');
-      expect(DOC, def.name).toMatch(row);
-    }
+  it('documents every metric in a section of its own', () => {
+    for (const def of DEFINITIONS) expect(DOC, def.name).toContain(`#### \`${def.name}\``);
   });
 
   it('documents no isa_ metric that does not exist', () => {

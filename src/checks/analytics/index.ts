@@ -131,6 +131,46 @@ const section = checkSection({
     ingest_lag_bound: positiveDuration().prefault('5m'),
     ingest_timeout: positiveDuration().prefault('30m'),
   },
+  docs: {
+    summary:
+      'the analytics check: the incremental sync of `GET /analytics/sessions` and the ingest lag of synthetic sessions. See [The analytics check](#the-analytics-check-environmentsanalytics)',
+    keys: {
+      enabled: { meaning: 'off unless configured (see below)' },
+      interval: { meaning: 'see the analytics limit below' },
+      timeout: { meaning: 'bounds the whole run' },
+      request_timeout: { meaning: 'each page and each lookup' },
+      initial_window: {
+        type: 'duration',
+        meaning:
+          'greater than 0; how far back the first sync after start-up reaches (`updated_since` = start − this), kept until a sync succeeds',
+      },
+      max_pages: {
+        type: 'integer',
+        meaning:
+          '1–50; a sync with more pages fails as `sync_incomplete` and is repeated from the same point',
+      },
+      max_lookups: {
+        type: 'integer',
+        meaning: '0–50; synthetic sessions looked up per run, oldest first',
+      },
+      campaign_id: {
+        type: 'string',
+        default: '(none)',
+        meaning:
+          '**deprecated and ignored**: a file that sets it still loads, with a warning. Each synthetic session is compared with the `campaign_id` it was created with (`lifecycle.campaign_id`), which the monitor remembers per session',
+      },
+      ingest_lag_bound: {
+        type: 'duration',
+        meaning:
+          'greater than 0, shorter than `analytics.ingest_timeout`; a session not in analytics by then is counted late (`IsaAnalyticsIngestLagging`)',
+      },
+      ingest_timeout: {
+        type: 'duration',
+        meaning:
+          'greater than 0; a session not in analytics by then is counted missing and no longer looked up',
+      },
+    },
+  },
   deprecated: {
     campaign_id:
       'deprecated and ignored: each session is compared with the campaign_id it was created with (lifecycle.campaign_id); remove this key',

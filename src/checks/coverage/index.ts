@@ -73,6 +73,31 @@ const section = checkSection({
     blocks: geographyValues('blocks'),
     min_providers: z.number().int().min(0).default(0),
   },
+  docs: {
+    summary:
+      'the `GET /coverage` check: the configured geography (each value sent as `name[]=value`), `matched_areas`, the provider count, and that a request without geography is refused with a 4xx. **On by default** (see below)',
+    keys: {
+      timeout: { meaning: 'bounds both requests' },
+      states: {
+        type: 'list',
+        default: `\`[${DEFAULT_GEOGRAPHY.states.join(', ')}]\` when no geography is given`,
+        meaning:
+          'state postal abbreviations or 2-digit FIPS codes (`^([A-Z]{2}|\\d{2})$`); values of one parameter combine with OR, parameters with AND',
+      },
+      counties: { type: 'list', meaning: 'county GEOIDs, `^\\d{5}$`' },
+      tracts: { type: 'list', meaning: 'tract GEOIDs, `^\\d{11}$`' },
+      blocks: {
+        type: 'list',
+        meaning:
+          'block GEOIDs, `^\\d{15}$`, sent as `blocks[]` (the spec does not name the block parameter; the simulator uses `blocks[]`). A geography key given as an empty list with no other values is an error',
+      },
+      min_providers: {
+        type: 'integer',
+        meaning:
+          'at least 0; a run with fewer providers fails (`below_expectation`). Exported as `isa_coverage_min_providers`',
+      },
+    },
+  },
   refine(v: Loose, issues) {
     const given = GEOGRAPHY_PARAMETERS.filter((p) => v[p] !== undefined);
     if (

@@ -149,6 +149,37 @@ const section = checkSection({
     campaign_id: sessionRequestSchema.shape.campaign_id.unwrap().default('isa-monitor-synthetic'),
     addresses: z.array(addressSchema).optional(),
   },
+  docs: {
+    summary:
+      'the session check: create, poll until qualified, get, close, check the closed session answers 410',
+    keys: {
+      timeout: { meaning: 'bounds the whole run' },
+      request_timeout: {
+        meaning:
+          'the timeout of each single request of a run (create, each poll, get, close, verify) and of its cleanup close. 10 s is what these requests had before the key existed (they borrowed `ping.timeout`); the API answers each in well under a second, and qualification is bounded by `poll_timeout`, not by this',
+      },
+      poll_interval: {
+        type: 'duration',
+        meaning: 'greater than 0, shorter than `lifecycle.poll_timeout`',
+      },
+      poll_timeout: {
+        type: 'duration',
+        meaning:
+          'greater than 0, shorter than `lifecycle.timeout`; after it the outcome is `timeout` (unknown), never `no_service`',
+      },
+      campaign_id: {
+        type: 'string',
+        meaning:
+          "the API's rule: 1–100 characters. Tags synthetic sessions so analytics can tell them apart.",
+      },
+      addresses: {
+        type: 'list',
+        default: '**required when lifecycle is enabled**',
+        meaning:
+          'at least one; rotated, each run uses the next. Each address: see [Address](#address-environmentslifecycleaddresses)',
+      },
+    },
+  },
   refine(v, issues) {
     shorterThan(v, issues, 'poll_interval', 'poll_timeout', 'lifecycle');
     shorterThan(v, issues, 'poll_timeout', 'timeout', 'lifecycle');

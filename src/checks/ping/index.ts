@@ -284,6 +284,47 @@ export const pingCheck = defineCheck({
       connection: z.enum(CONNECTION_MODES).default('new'),
       confirm: confirmSchema.prefault({}),
     },
+    docs: {
+      summary: 'the `GET /ping` check',
+      keys: {
+        timeout: {
+          meaning:
+            "the run's deadline is this plus 1 s, so the request's own timeout fires first. Longer than 15 s, it adds a bucket bound at twice itself to `isa_ping_duration_seconds`",
+        },
+        request_timeout: { meaning: "the ping request's timeout" },
+        connection: {
+          type: 'string',
+          meaning:
+            '`new` opens a connection for every ping and closes it after, as blackbox_exporter does, so connect and TLS are in every measurement; `reuse` keeps one alive between pings. `new` is the default because at a 60 s interval most servers close an idle connection anyway, so `reuse` would measure a connect on some pings and not on others. Each ping reports which it did (`connection`: `opened` or `reused` in `check --json` and `/api/status`; `isa_ping_connections_opened_total`)',
+        },
+        confirm: {
+          type: 'mapping',
+          meaning:
+            'confirmation pings after a slow or failed scheduled ping. See [Confirmation pings](#confirmation-pings)',
+        },
+        'confirm.enabled': {
+          type: 'boolean',
+          default: `\`${String(CONFIRM_DEFAULTS.enabled)}\` where \`ping.interval\` is longer than \`ping.confirm.interval\``,
+          meaning:
+            '`false` switches them off; `true` with an interval not shorter than `ping.interval` is an error',
+        },
+        'confirm.interval': {
+          type: 'duration',
+          default: `\`${CONFIRM_DEFAULTS.interval}\``,
+          meaning:
+            'at least `1s`, shorter than `ping.interval` (an error when set; with every key at its default, a `ping.interval` of 10 s or less turns confirmation off, as scheduled pings are already that frequent)',
+        },
+        'confirm.window': {
+          type: 'duration',
+          meaning:
+            'greater than 0, not shorter than `ping.confirm.interval`; the sequence ends this long after the last scheduled ping that started it',
+        },
+        'confirm.successes': {
+          type: 'integer',
+          meaning: 'at least 1; the sequence ends after this many good confirmation pings in a row',
+        },
+      },
+    },
     refine: confirmFasterThanPings,
     extraGaps: (v) => {
       const policy = confirmPolicy(v);

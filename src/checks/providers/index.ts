@@ -72,6 +72,11 @@ export const providersCheck = defineCheck({
     name: 'providers',
     defaults: { enabled: true, interval: '15m', timeout: '30s' },
     shape: {},
+    docs: {
+      summary:
+        "the `GET /service_providers` check: schema, the spec's ordering, count by type, content changes. **On by default** (see below)",
+      keys: { request_timeout: { meaning: 'a run is one request' } },
+    },
     toConfig: () => ({}),
   }),
   metrics,
