@@ -51,75 +51,78 @@ function mdTable(header: string[], rows: string[][]): string {
   ].join('\n');
 }
 
+/** The tables both forms show after the summary, in order; `rows` empty: `empty` is said. */
+function sections(
+  env: EnvironmentReport,
+): Array<{ title: string; header: string[]; rows: string[][]; empty?: string }> {
+  const out: Array<{ title: string; header: string[]; rows: string[][]; empty?: string }> = [];
+  if (env.objectives.length > 0) {
+    out.push({
+      title: 'Objectives',
+      header: ['Objective', 'Target', 'Measured', 'Error budget remaining'],
+      rows: env.objectives.map((o) => [
+        o.name,
+        pct(o.objective),
+        pct(o.sli),
+        pct(o.error_budget_remaining, 1),
+      ]),
+    });
+  }
+  if (env.locations) {
+    out.push({
+      title: 'Per location',
+      header: ['Location', 'Availability', 'Pings', 'Failed', 'Latency p95', 'Incidents'],
+      rows: env.locations.map((l) => [
+        l.location || '(none)',
+        pct(l.availability),
+        String(l.pings),
+        String(l.failed_pings),
+        sec(l.latency_seconds.p95),
+        String(l.incidents.length),
+      ]),
+    });
+  }
+  out.push(
+    {
+      title: 'Incidents',
+      header: ['Start (UTC)', 'End (UTC)', 'Duration', 'Cause'],
+      rows: env.incidents.map((i) => [
+        i.start,
+        i.end ?? 'ongoing',
+        dur(i.duration_seconds),
+        i.cause,
+      ]),
+      empty: 'None.',
+    },
+    {
+      title: 'Per day',
+      header: ['Date (UTC)', 'Availability', 'Pings', 'Failed', 'Latency p50', 'p95', 'p99'],
+      rows: env.days.map((d) => [
+        d.date,
+        pct(d.availability),
+        String(d.pings),
+        String(d.failed_pings),
+        sec(d.latency_seconds.p50),
+        sec(d.latency_seconds.p95),
+        sec(d.latency_seconds.p99),
+      ]),
+    },
+  );
+  return out;
+}
+
 function markdown(report: Report): string {
   const out = [`# ISA API availability report`, '', `${report.from} to ${report.to} (UTC)`];
   for (const env of report.environments) {
     out.push('', `## ${env.environment}`, '', mdTable(['Figure', 'Value'], summaryRows(env)));
-    if (env.objectives.length > 0) {
+    for (const section of sections(env)) {
+      out.push('', `### ${section.title}`, '');
       out.push(
-        '',
-        '### Objectives',
-        '',
-        mdTable(
-          ['Objective', 'Target', 'Measured', 'Error budget remaining'],
-          env.objectives.map((o) => [
-            o.name,
-            pct(o.objective),
-            pct(o.sli),
-            pct(o.error_budget_remaining, 1),
-          ]),
-        ),
+        section.rows.length === 0 && section.empty !== undefined
+          ? section.empty
+          : mdTable(section.header, section.rows),
       );
     }
-    if (env.locations) {
-      out.push(
-        '',
-        '### Per location',
-        '',
-        mdTable(
-          ['Location', 'Availability', 'Pings', 'Failed', 'Latency p95', 'Incidents'],
-          env.locations.map((l) => [
-            l.location || '(none)',
-            pct(l.availability),
-            String(l.pings),
-            String(l.failed_pings),
-            sec(l.latency_seconds.p95),
-            String(l.incidents.length),
-          ]),
-        ),
-      );
-    }
-    out.push('', '### Incidents', '');
-    out.push(
-      env.incidents.length === 0
-        ? 'None.'
-        : mdTable(
-            ['Start', 'End', 'Duration', 'Cause'],
-            env.incidents.map((i) => [
-              i.start,
-              i.end ?? 'ongoing',
-              dur(i.duration_seconds),
-              i.cause,
-            ]),
-          ),
-    );
-    out.push(
-      '',
-      '### Per day',
-      '',
-      mdTable(
-        ['Date', 'Availability', 'Pings', 'Failed', 'Latency p50', 'p95', 'p99'],
-        env.days.map((d) => [
-          d.date,
-          pct(d.availability),
-          String(d.pings),
-          String(d.failed_pings),
-          sec(d.latency_seconds.p50),
-          sec(d.latency_seconds.p95),
-          sec(d.latency_seconds.p99),
-        ]),
-      ),
-    );
   }
   return `${out.join('\n')}\n`;
 }
@@ -205,59 +208,15 @@ function htmlEnvironment(env: EnvironmentReport): string {
     `<h3>Ping latency per day</h3>`,
     latencyChart(env.days),
   ];
-  if (env.objectives.length > 0) {
+  for (const section of sections(env)) {
     parts.push(
-      '<h3>Objectives</h3>',
-      htmlTable(
-        ['Objective', 'Target', 'Measured', 'Error budget remaining'],
-        env.objectives.map((o) => [
-          o.name,
-          pct(o.objective),
-          pct(o.sli),
-          pct(o.error_budget_remaining, 1),
-        ]),
-      ),
+      `<h3>${escapeHtml(section.title)}</h3>`,
+      section.rows.length === 0 && section.empty !== undefined
+        ? `<p>${escapeHtml(section.empty)}</p>`
+        : htmlTable(section.header, section.rows),
     );
   }
-  if (env.locations) {
-    parts.push(
-      '<h3>Per location</h3>',
-      htmlTable(
-        ['Location', 'Availability', 'Pings', 'Failed', 'Latency p95', 'Incidents'],
-        env.locations.map((l) => [
-          l.location || '(none)',
-          pct(l.availability),
-          String(l.pings),
-          String(l.failed_pings),
-          sec(l.latency_seconds.p95),
-          String(l.incidents.length),
-        ]),
-      ),
-    );
-  }
-  parts.push(
-    '<h3>Incidents</h3>',
-    env.incidents.length === 0
-      ? '<p>None.</p>'
-      : htmlTable(
-          ['Start (UTC)', 'End (UTC)', 'Duration', 'Cause'],
-          env.incidents.map((i) => [i.start, i.end ?? 'ongoing', dur(i.duration_seconds), i.cause]),
-        ),
-    '<h3>Per day</h3>',
-    htmlTable(
-      ['Date', 'Availability', 'Pings', 'Failed', 'Latency p50', 'p95', 'p99'],
-      env.days.map((d) => [
-        d.date,
-        pct(d.availability),
-        String(d.pings),
-        String(d.failed_pings),
-        sec(d.latency_seconds.p50),
-        sec(d.latency_seconds.p95),
-        sec(d.latency_seconds.p99),
-      ]),
-    ),
-    '</section>',
-  );
+  parts.push('</section>');
   return parts.join('\n');
 }
 
