@@ -234,23 +234,24 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/** `report` over `from`..`to` (seconds) against the backfilled Prometheus. */
+const reportArgs = (from: number, to: number, ...rest: string[]): string[] => [
+  'report',
+  '--prometheus',
+  url,
+  '--from',
+  iso(from),
+  '--to',
+  iso(to),
+  ...rest,
+];
+
 describe('report over 30 backfilled days', () => {
   it('gives back the availability, incidents and maintenance that were recorded', async () => {
     const t = performance.now();
-    const run = await runCli(
-      [
-        'report',
-        '--prometheus',
-        url,
-        '--from',
-        iso(T0),
-        '--to',
-        iso(T0 + MINUTES * 60),
-        '--format',
-        'json',
-      ],
-      { timeoutMs: 240_000 },
-    );
+    const run = await runCli(reportArgs(T0, T0 + MINUTES * 60, '--format', 'json'), {
+      timeoutMs: 240_000,
+    });
     timings['report_ms'] = performance.now() - t;
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -303,24 +304,14 @@ describe('report over 30 backfilled days', () => {
   }, 300_000);
 
   it('says so in one line when an environment has no series', async () => {
-    const run = await runCli([
-      'report',
-      '--prometheus',
-      url,
-      '--from',
-      iso(T0),
-      '--to',
-      iso(T0 + 86400),
-      '--environment',
-      'nowhere',
-    ]);
+    const run = await runCli(reportArgs(T0, T0 + 86400, '--environment', 'nowhere'));
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('no isa_ping_attempts_total series');
   });
 
   it('renders the HTML page and Markdown tables from the same data', async () => {
-    const args = ['report', '--prometheus', url, '--from', iso(T0), '--to', iso(T0 + 3 * 86400)];
+    const args = reportArgs(T0, T0 + 3 * 86400);
     const page = await runCli([...args, '--format', 'html']);
     expect(page.code).toBe(0);
     expect(page.stdout).toContain('<svg role="img"');
