@@ -23,7 +23,7 @@ Usage:
   isa-monitor <command> --help               help for one command
   isa-monitor --version                      print the version
 
-Exit codes: 0 success, 1 check failed, 2 usage or config error.
+Exit codes: 0 success, 1 check or report failed, 2 usage or config error.
 Docs: docs/configuration.md, docs/metrics.md, docs/alerts.md, docs/simulator.md`;
 
 export const COMMAND_USAGE: Record<string, string> = {
