@@ -6,7 +6,7 @@
  * be imported from where; a cycle between folders is always an error.
  */
 const GENERIC =
-  '^src/(config|metrics|server|scheduler|sessions|limits|api|control|maintenance|measurement/(?!worker\\.ts)|runner\\.ts|environment\\.ts|daemon\\.ts|logging\\.ts|healthcheck\\.ts|version\\.ts|v8-tiering\\.ts)';
+  '^src/(config|metrics|report|server|scheduler|sessions|limits|api|control|maintenance|measurement/(?!worker\\.ts)|runner\\.ts|environment\\.ts|daemon\\.ts|logging\\.ts|healthcheck\\.ts|version\\.ts|v8-tiering\\.ts)';
 
 module.exports = {
   forbidden: [

@@ -26,6 +26,8 @@ COPY --from=build /src/dist ./dist
 COPY alerts ./alerts
 COPY dashboards ./dashboards
 COPY examples ./examples
+# The objectives `isa-monitor report` measures against (docs/cli.md, "report").
+COPY slo ./slo
 RUN chmod 0755 /app/dist/cli.js \
   && ln -s /app/dist/cli.js /usr/local/bin/isa-monitor \
   && mkdir -p /var/lib/isa-monitor /etc/isa-monitor \

@@ -39,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./cli/check.js')).checkCommand,
   simulate: async () => (await import('./cli/simulate.js')).simulateCommand,
   'validate-config': async () => (await import('./cli/validate-config.js')).validateConfigCommand,
+  report: async () => (await import('./cli/report.js')).reportCommand,
 };
 
 /** The backstop of a graceful stop; the graceful part normally ends far sooner. */
@@ -93,6 +94,7 @@ const io: CliIO = {
   env: process.env,
   cwd: process.cwd(),
   isTTY: process.stdout.isTTY === true,
+  errIsTTY: process.stderr.isTTY === true,
   waitForStop,
   onReloadRequest,
 };

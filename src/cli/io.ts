@@ -7,6 +7,8 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   cwd: string;
   isTTY: boolean;
+  /** Whether stderr is a terminal: progress lines go there only then. */
+  errIsTTY?: boolean;
   /** Resolves on the first SIGTERM or SIGINT. */
   waitForStop(): Promise<string>;
   /**

@@ -16,10 +16,14 @@ Usage:
   isa-monitor simulate [--port P] [--host H] [--api-key KEY ...]
                                              run the ISA API simulator
   isa-monitor validate-config --config FILE  validate a config file, touch no network
+  isa-monitor report --prometheus URL --from ISO --to ISO [--environment NAME]
+                     [--format markdown|html|json]
+                                             availability, incidents and objectives from
+                                             Prometheus over a range
   isa-monitor <command> --help               help for one command
   isa-monitor --version                      print the version
 
-Exit codes: 0 success, 1 check failed, 2 usage or config error.
+Exit codes: 0 success, 1 check or report failed, 2 usage or config error.
 Docs: docs/configuration.md, docs/metrics.md, docs/alerts.md, docs/simulator.md`;
 
 export const COMMAND_USAGE: Record<string, string> = {
@@ -79,4 +83,22 @@ Runs the ISA API simulator. Prints its base URL as the first line on stdout.
 
 Loads and validates the config, prints every problem at once (one per line, with its
 key path), touches no network. Exit 0 when valid, 2 when not.`,
+
+  report: `Usage: isa-monitor report --prometheus URL --from ISO --to ISO [--environment NAME]
+                          [--format markdown|html|json] [--slo FILE]
+
+Reads isa-monitor's series from a Prometheus-compatible HTTP API (Prometheus, Mimir,
+Thanos, VictoriaMetrics; GET /api/v1/query_range only) and prints, per environment and
+location: availability, scheduled and failed pings, maintenance left out, latency
+p50/p95/p99, lifecycle runs and success ratio, time to qualify, error budget remaining and
+the incidents. Long ranges are asked in chunks; progress goes to stderr on a terminal.
+
+  --prometheus URL    base URL of the API (a path prefix such as /prometheus is kept)
+  --from, --to ISO    the range: a date (2026-11-01, midnight UTC) or a date and time
+                      (2026-11-01T12:00:00Z; without a zone, UTC)
+  --environment NAME  only this environment (default: every one found)
+  --format F          markdown (default), html (a page to send) or json
+  --slo FILE          the objectives (Sloth prometheus/v1; default: slo/isa-monitor.sloth.yaml)
+Exit 0 done, 1 Prometheus unreachable, not a Prometheus API, or no series in the range,
+2 usage error (bad dates, --from not before --to, unknown format).`,
 };

@@ -1,0 +1,325 @@
+/**
+ * `isa-monitor report` against a real Prometheus holding 30 days recorded by the real recorder
+ * (issue 31, "Done when"): known outages, lifecycle failures and a maintenance window are written
+ * as the daemon's registry would have exported them every 15 s, backfilled with promtool, and the
+ * report must give back exactly what was put in: availability to 5 decimals, each incident's start
+ * and duration to the minute, the maintenance left out.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  freePort,
+  requireTool,
+  startProcess,
+  waitForHttp,
+  type ManagedProcess,
+} from '../e2e/stack.js';
+import { runCli } from '../support/cli.js';
+import { writeOpenMetrics } from './backfill.js';
+
+const DAY = 1440;
+const MINUTES = 30 * DAY;
+const T0 = Date.UTC(2026, 9, 1) / 1000;
+const FAILED = new Set([
+  'server_error',
+  'timeout',
+  'network_error',
+  'unexpected_status',
+  'invalid_body',
+]);
+const FAMILIES = [
+  'isa_ping_attempts_total',
+  'isa_ping_duration_seconds',
+  'isa_maintenance_active',
+  'isa_ping_interval_seconds',
+  'isa_latency_threshold_seconds',
+  'isa_lifecycle_runs_total',
+];
+// What the report and the rules read: no _sum or _count, one threshold level.
+const SAMPLES = (name: string) => !name.endsWith('_sum') && !name.endsWith('_count');
+/** Lifecycle results and threshold levels these days never have are always 0: left out. */
+const LIFECYCLE_SEEN = new Set([
+  'success',
+  'qualify_timeout',
+  'create_failed',
+  'unauthorized',
+  'qualify_failed',
+  'rate_limited',
+]);
+const SERIES = (name: string, labels: Readonly<Record<string, string>>): boolean =>
+  (labels['level'] ?? 'warning') === 'warning' &&
+  (name !== 'isa_lifecycle_runs_total' || LIFECYCLE_SEEN.has(labels['result'] ?? ''));
+
+/** One event per minute, with runs of `event` from minute `at`. */
+function timeline(minutes: number, fill: string, runs: Array<[number, number, string]>): string[] {
+  const events = Array<string>(minutes).fill(fill);
+  for (const [at, length, event] of runs) events.fill(event, at, at + length);
+  return events;
+}
+
+/** `N*event` runs, the scenario timeline syntax (src/checks/shared/scenario.ts). */
+function encode(events: readonly string[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < events.length;) {
+    let j = i;
+    while (events[j] === events[i]) j++;
+    out.push(`${j - i}*${events[i]}`);
+    i = j;
+  }
+  return out.join(' ');
+}
+
+// Production, 30 days at location "fra".
+const MAINTENANCE: [number, number] = [25 * DAY + 120, 120];
+const PROD_PINGS = timeline(MINUTES, 'ok', [
+  [2 * DAY + 600, 7, 'timeout'],
+  [9 * DAY + 195, 3, 'server_error'],
+  [9 * DAY + 198, 2, 'timeout'],
+  // The key refused and traffic limited: our problems, not failures.
+  [12 * DAY + 720, 5, 'unauthorized'],
+  [12 * DAY + 725, 3, 'rate_limited'],
+  [15 * DAY + 480, 1, 'network_error'],
+  [20 * DAY + 1350, 30, 'timeout'],
+  [20 * DAY + 1382, 4, 'invalid_body'],
+  // Inside the maintenance window: left out.
+  [MAINTENANCE[0] + 30, 60, 'server_error'],
+  // Across midnight.
+  [28 * DAY + 1438, 4, 'unexpected_status'],
+]);
+const PROD_MAINTENANCE = timeline(MINUTES, '0', [[MAINTENANCE[0], MAINTENANCE[1], '1']]);
+const PROD_LIFECYCLE: string[] = timeline(MINUTES, '-', []).map((_, m) =>
+  m % 10 === 0 ? 'success' : '-',
+);
+for (const [m, result] of [
+  [5000, 'qualify_timeout'],
+  [15000, 'create_failed'],
+  [25000, 'unauthorized'],
+  [30160, 'qualify_failed'],
+  [40000, 'rate_limited'],
+] as const) {
+  PROD_LIFECYCLE[m] = result;
+}
+// Staging: a second, small monitor: its last two days only, at location "iad".
+const STAGING_START = 28 * DAY;
+const STAGING_PINGS = timeline(2 * DAY, 'ok', [[1000, 4, 'server_error']]);
+
+interface Truth {
+  availability: number;
+  pings: number;
+  failed: number;
+  maintenanceSeconds: number;
+  incidents: Array<{ start: string; duration_seconds: number; cause: string }>;
+}
+
+/** What the timelines mean, by the definitions of docs/cli.md, computed apart from the report. */
+function truth(pings: string[], maintenance: string[], startMinute: number): Truth {
+  let total = 0;
+  let failed = 0;
+  const incidents: Truth['incidents'] = [];
+  let open: { start: number; causes: Map<string, number> } | null = null;
+  const close = (m: number) => {
+    if (!open) return;
+    const cause = [...open.causes].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+    incidents.push({
+      start: iso(T0 + open.start * 60),
+      duration_seconds: (m - open.start) * 60,
+      cause,
+    });
+    open = null;
+  };
+  pings.forEach((event, i) => {
+    const m = startMinute + i;
+    if (maintenance[i] === '1') return close(m);
+    total += 1;
+    if (!FAILED.has(event)) return close(m);
+    failed += 1;
+    open ??= { start: m, causes: new Map() };
+    open.causes.set(event, (open.causes.get(event) ?? 0) + 1);
+  });
+  close(startMinute + pings.length);
+  return {
+    availability: 1 - failed / total,
+    pings: total,
+    failed,
+    maintenanceSeconds: maintenance.filter((v) => v === '1').length * 60,
+    incidents,
+  };
+}
+
+const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+
+let dir: string;
+let prometheus: ManagedProcess | undefined;
+let url: string;
+const timings: Record<string, number> = {};
+
+beforeAll(async () => {
+  const promtool = requireTool('promtool');
+  const binary = requireTool('prometheus');
+  dir = await mkdtemp(join(tmpdir(), 'isa-report-'));
+  let t = performance.now();
+  const production = await writeOpenMetrics(
+    {
+      start: T0,
+      minutes: MINUTES,
+      scrapeSeconds: 15,
+      location: 'fra',
+      target: { job: 'isa-monitor', instance: 'monitor-a:9464' },
+      environments: {
+        production: {
+          ping: encode(PROD_PINGS),
+          lifecycle: encode(PROD_LIFECYCLE),
+          maintenance: encode(PROD_MAINTENANCE),
+        },
+      },
+      families: FAMILIES,
+      samples: SAMPLES,
+      series: SERIES,
+    },
+    join(dir, 'production'),
+  );
+  const staging = await writeOpenMetrics(
+    {
+      start: T0 + STAGING_START * 60,
+      minutes: 2 * DAY,
+      scrapeSeconds: 15,
+      location: 'iad',
+      target: { job: 'isa-monitor', instance: 'monitor-b:9464' },
+      environments: { staging: { ping: encode(STAGING_PINGS) } },
+      families: FAMILIES,
+      samples: SAMPLES,
+      series: SERIES,
+    },
+    join(dir, 'staging'),
+  );
+  const files = [...production.files, ...staging.files];
+  timings['samples'] = production.samples + staging.samples;
+  timings['record_ms'] = performance.now() - t;
+  t = performance.now();
+  const data = join(dir, 'tsdb');
+  for (const file of files) {
+    execFileSync(
+      promtool,
+      ['tsdb', 'create-blocks-from', 'openmetrics', '--max-block-duration=744h', '-q', file, data],
+      { stdio: 'pipe' },
+    );
+    await rm(file);
+  }
+  timings['promtool_ms'] = performance.now() - t;
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  const config = join(dir, 'prometheus.yml');
+  await writeFile(config, 'global: {}\n');
+  prometheus = await startProcess(
+    'prometheus',
+    binary,
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${data}`,
+      // The backfilled days are older than the default retention of 15 days.
+      '--storage.tsdb.retention.time=100y',
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    dir,
+  );
+  await waitForHttp(`${url}/-/ready`, 60_000);
+}, 600_000);
+
+afterAll(async () => {
+  await prometheus?.stop();
+  console.log(`report integration timings: ${JSON.stringify(timings)}`);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** `report` over `from`..`to` (seconds) against the backfilled Prometheus. */
+const reportArgs = (from: number, to: number, ...rest: string[]): string[] => [
+  'report',
+  '--prometheus',
+  url,
+  '--from',
+  iso(from),
+  '--to',
+  iso(to),
+  ...rest,
+];
+
+describe('report over 30 backfilled days', () => {
+  it('gives back the availability, incidents and maintenance that were recorded', async () => {
+    const t = performance.now();
+    const run = await runCli(reportArgs(T0, T0 + MINUTES * 60, '--format', 'json'), {
+      timeoutMs: 240_000,
+    });
+    timings['report_ms'] = performance.now() - t;
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      environments: Array<Record<string, unknown> & { environment: string }>;
+    };
+    expect(report.environments.map((e) => e.environment)).toEqual(['production', 'staging']);
+
+    const cases = [
+      ['production', truth(PROD_PINGS, PROD_MAINTENANCE, 0), 'fra'],
+      ['staging', truth(STAGING_PINGS, Array<string>(2 * DAY).fill('0'), STAGING_START), 'iad'],
+    ] as const;
+    for (const [name, expected, location] of cases) {
+      const env = report.environments.find((e) => e.environment === name) as unknown as {
+        availability: number;
+        pings: number;
+        failed_pings: number;
+        maintenance_seconds: number;
+        incidents: Array<{ start: string; end: string; duration_seconds: number; cause: string }>;
+        error_budget_remaining: number;
+        latency_seconds: { p50: number; p95: number; p99: number };
+        locations: Array<{ location: string; availability: number; incidents: unknown[] }>;
+      };
+      expect(env.availability.toFixed(5)).toBe(expected.availability.toFixed(5));
+      expect(env.pings).toBe(expected.pings);
+      expect(env.failed_pings).toBe(expected.failed);
+      expect(env.maintenance_seconds).toBe(expected.maintenanceSeconds);
+      expect(
+        env.incidents.map(({ start, duration_seconds, cause }) => ({
+          start,
+          duration_seconds,
+          cause,
+        })),
+      ).toEqual(expected.incidents);
+      expect(env.error_budget_remaining.toFixed(4)).toBe(
+        (1 - (1 - expected.availability) / 0.005).toFixed(4),
+      );
+      expect(env.latency_seconds.p50).toBeLessThan(0.1);
+      expect(env.locations.map((l) => l.location)).toEqual([location]);
+      expect(env.locations[0]?.availability).toBe(env.availability);
+      expect(env.locations[0]?.incidents).toEqual(env.incidents);
+    }
+    const production = report.environments[0] as unknown as {
+      lifecycle: { runs: number; success_ratio: number };
+      maintenance_seconds: number;
+    };
+    // 4320 runs, 2 of them ours (unauthorized, rate_limited), 3 failures of the API.
+    expect(production.lifecycle.runs).toBe(4318);
+    expect(production.lifecycle.success_ratio.toFixed(6)).toBe((1 - 3 / 4318).toFixed(6));
+  }, 300_000);
+
+  it('says so in one line when an environment has no series', async () => {
+    const run = await runCli(reportArgs(T0, T0 + 86400, '--environment', 'nowhere'));
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('no isa_ping_attempts_total series');
+  });
+
+  it('renders the HTML page and Markdown tables from the same data', async () => {
+    const args = reportArgs(T0, T0 + 3 * 86400);
+    const page = await runCli([...args, '--format', 'html']);
+    expect(page.code).toBe(0);
+    expect(page.stdout).toContain('<svg role="img"');
+    expect(page.stdout).toContain('@media print');
+    expect(page.stdout).not.toMatch(/(src|href)="http/);
+    const md = await runCli(args);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain('| Availability |');
+    expect(md.stdout).toContain('2026-10-03T10:00:00Z');
+  }, 120_000);
+});
