@@ -524,6 +524,78 @@ function errorBudgetSection() {
   };
 }
 
+/**
+ * The objectives of slo/isa-monitor.sloth.yaml, from their generated rules (docs/alerts.md,
+ * "Objectives"): what is left of each 30-day budget, how fast it burns, and when it burned.
+ */
+function objectivesSection() {
+  const remaining = statPanel({
+    title: 'Error budget remaining, 30 days, per objective',
+    description:
+      "What is left of each objective's 30-day error budget (slo:period_error_budget_remaining:ratio): 100 % untouched, 0 % spent, below 0 the objective is missed. Minutes inside maintenance windows are left out. Objectives: slo/isa-monitor.sloth.yaml.",
+    unit: 'percentunit',
+    queries: [
+      {
+        expr: 'slo:period_error_budget_remaining:ratio{sloth_service="isa-monitor"}',
+        legend: '{{environment}} {{sloth_slo}}',
+      },
+    ],
+  })
+    .decimals(1)
+    .thresholds(
+      thresholds(COLORS.bad, [
+        [0, COLORS.warning],
+        [0.25, COLORS.good],
+      ]),
+    );
+  const burn = linePanel({
+    title: 'Objective burn rate, 6 hours',
+    description:
+      'How fast each objective spends its budget over the last 6 hours: 1× spends it exactly in 30 days. IsaSloErrorBudgetBurn opens a ticket at 6× (with 30 minutes), 3× over a day or 1× over 3 days. Dashed lines: 1×, 3×, 6×.',
+    unit: 'suffix:×',
+    queries: [
+      {
+        expr: 'slo:sli_error:ratio_rate6h{sloth_service="isa-monitor"} / ignoring (sloth_window) slo:error_budget:ratio{sloth_service="isa-monitor"}',
+        legend: '{{environment}} {{sloth_slo}}',
+      },
+    ],
+  })
+    .thresholdsStyle(dashedThresholds())
+    .thresholds(
+      thresholds(COLORS.good, [
+        [1, COLORS.elevated],
+        [3, COLORS.warning],
+        [6, COLORS.bad],
+      ]),
+    )
+    .min(0);
+  const burned = linePanel({
+    title: 'When the budget burned (hourly)',
+    description:
+      "Each objective's burn rate over each hour: the hours that spent the budget. A bar above 1× spent more than that hour's share.",
+    unit: 'suffix:×',
+    queries: [
+      {
+        expr: 'slo:sli_error:ratio_rate1h{sloth_service="isa-monitor"} / ignoring (sloth_window) slo:error_budget:ratio{sloth_service="isa-monitor"}',
+        legend: '{{environment}} {{sloth_slo}}',
+      },
+    ],
+  }).min(0);
+  return {
+    title: 'Objectives (30 days, slo/isa-monitor.sloth.yaml)',
+    lines: [
+      {
+        height: 7,
+        panels: [
+          { panel: remaining, width: 6 },
+          { panel: burn, width: 9 },
+          { panel: burned, width: 9 },
+        ],
+      },
+    ],
+  };
+}
+
 function monitorSection() {
   const monitorUp = statPanel({
     title: 'Monitor scraped',
@@ -745,6 +817,7 @@ export function buildOverviewDashboard(): Dashboard {
     contractSection(),
     ...checkSections(checkRows, 'reference'),
     errorBudgetSection(),
+    objectivesSection(),
     monitorSection(),
   ]);
   return builder.build();

@@ -34,6 +34,8 @@ export const CONTRACT_ALERTS: Readonly<Record<string, readonly string[]>> = {
   IsaApiLatencyHigh: ['critical', 'warning'],
   IsaApiDown: ['critical', 'warning'],
   IsaApiErrorBudgetBurn: ['warning'],
+  // The objectives' burn-rate tickets, one per objective (docs/alerts.md, "Objectives").
+  IsaSloErrorBudgetBurn: ['warning'],
   IsaLifecycleFailing: ['critical', 'warning'],
   IsaClosedSessionNotGone: ['warning'],
   IsaQualifyTimeoutsRising: ['warning'],

@@ -19,6 +19,8 @@ import { MONITOR_JOB } from '../../dashboards/src/promql.js';
 import { allDashboardQueries, interpolate } from '../../dashboards/src/queries.js';
 
 const PROMETHEUS = process.env.PROMETHEUS ?? 'prometheus';
+/** The shipped rules file, relative to the repository root (where the tests run). */
+const RULES_FILE = 'alerts/isa-monitor.rules.yaml';
 const ENVIRONMENTS = ['production', 'sandbox'];
 /** Values for labels without a known set. */
 const OPEN_LABELS: Record<string, string> = {
@@ -165,7 +167,8 @@ beforeAll(async () => {
     path.join(workDir, 'prometheus.yml'),
     JSON.stringify({
       global: { scrape_interval: '1s', evaluation_interval: '1s' },
-      rule_files: [path.join(workDir, 'rules.yml')],
+      // The shipped rules too: the objectives' panels read the series they record.
+      rule_files: [path.join(workDir, 'rules.yml'), path.resolve(RULES_FILE)],
       scrape_configs: [
         { job_name: MONITOR_JOB, static_configs: [{ targets: [`127.0.0.1:${exporterPort}`] }] },
       ],
@@ -189,9 +192,9 @@ beforeAll(async () => {
   // Wait (bounded) until a few scrapes are stored: rate() and increase() need two samples.
   const deadline = Date.now() + 40_000;
   for (;;) {
-    const ready = await query(`count_over_time(up{job="${MONITOR_JOB}"}[1m]) >= 4`).catch(
-      () => undefined,
-    );
+    const ready = await query(
+      `count_over_time(up{job="${MONITOR_JOB}"}[1m]) >= 4 and on () count(slo:period_error_budget_remaining:ratio) > 0`,
+    ).catch(() => undefined);
     const result = ready?.data?.result;
     if (Array.isArray(result) && result.length > 0) break;
     if (Date.now() > deadline)

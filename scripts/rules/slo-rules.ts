@@ -1,0 +1,235 @@
+/**
+ * The objectives' rules, written from slo/isa-monitor.sloth.yaml (docs/alerts.md, "Objectives"):
+ * Sloth's series (`slo:sli_error:ratio_rate<window>`, `slo:objective:ratio`,
+ * `slo:error_budget:ratio`, `slo:period_error_budget_remaining:ratio`, with `sloth_id`,
+ * `sloth_service`, `sloth_slo`, `sloth_window` and the spec's labels), and the
+ * IsaSloErrorBudgetBurn tickets, as Sloth's own generator writes them: each burn-rate window is the
+ * ratio of the SLI's counters over it, and the 30-day period is the average of the 5-minute
+ * ratios. One difference: a 5-minute ratio whose slice touched a maintenance window is not
+ * recorded, so the period, and the error budget read from it, leave those minutes out (docs/alerts.md,
+ * "Objectives"). The burn-rate windows keep them: a partner failing during its maintenance may
+ * still open a ticket afterwards, never a page.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+
+export const SLO_SPEC_PATH = 'slo/isa-monitor.sloth.yaml';
+export const SLO_GROUP = 'isa-monitor-slo';
+
+/** One objective of the spec, as the rules need it. */
+export interface Objective {
+  name: string;
+  /** Percent, e.g. 99.5. */
+  objective: number;
+  description: string;
+  errorQuery: string;
+  totalQuery: string;
+  alertName: string;
+  summary: string;
+  ticketSeverity: string;
+}
+
+export interface SloSpec {
+  service: string;
+  labels: Record<string, string>;
+  slos: Objective[];
+}
+
+/** The burn-rate alerts' windows (besides the 5-minute slices). */
+const WINDOWS = ['30m', '1h', '2h', '6h', '1d', '3d'] as const;
+export const PERIOD = '30d';
+
+/**
+ * Multiwindow burn-rate tickets (SRE Workbook, table 5-8, its ticket rows): a long and a short
+ * window above the same burn rate. No page: at one ping a minute the fast pages
+ * (IsaApiLatencyHigh, IsaApiDown) page sooner on a sharp outage (docs/alerts.md, "Objectives").
+ */
+export const BURN_WINDOWS = [
+  { long: '6h', short: '30m', factor: 6 },
+  { long: '1d', short: '2h', factor: 3 },
+  { long: '3d', short: '6h', factor: 1 },
+] as const;
+
+/** Reads and checks the spec; every problem names its key. */
+export function readSloSpec(root: string): SloSpec {
+  const text = readFileSync(join(root, SLO_SPEC_PATH), 'utf8');
+  return parseSloSpec(text, SLO_SPEC_PATH);
+}
+
+export function parseSloSpec(text: string, source: string): SloSpec {
+  const doc = YAML.parse(text) as Record<string, unknown> | null;
+  const fail = (key: string, message: string): never => {
+    throw new Error(`${source}: ${key}: ${message}`);
+  };
+  if (doc?.['version'] !== 'prometheus/v1') fail('version', 'must be prometheus/v1');
+  const service = doc!['service'];
+  if (typeof service !== 'string' || service === '') fail('service', 'must be a name');
+  const labels = (doc!['labels'] ?? {}) as Record<string, string>;
+  const slos = doc!['slos'];
+  if (!Array.isArray(slos) || slos.length === 0) fail('slos', 'must list at least one objective');
+  const objectives = (slos as Array<Record<string, unknown>>).map((slo, i): Objective => {
+    const at = (key: string) => `slos[${i}].${key}`;
+    const name = slo['name'];
+    if (typeof name !== 'string' || !/^[a-z0-9-]+$/.test(name))
+      fail(at('name'), 'must be lower-case letters, digits and dashes');
+    const objective = slo['objective'];
+    if (typeof objective !== 'number' || !(objective > 0 && objective < 100))
+      fail(at('objective'), 'must be a percentage between 0 and 100');
+    const events = (slo['sli'] as { events?: Record<string, unknown> } | undefined)?.events;
+    const errorQuery = events?.['error_query'];
+    const totalQuery = events?.['total_query'];
+    for (const [key, query] of [
+      ['sli.events.error_query', errorQuery],
+      ['sli.events.total_query', totalQuery],
+    ] as const) {
+      if (typeof query !== 'string' || !query.includes('{{.window}}'))
+        fail(at(key), 'must be a query with a {{.window}} range');
+    }
+    const alerting = (slo['alerting'] ?? {}) as Record<string, unknown>;
+    const ticket = (alerting['ticket_alert'] ?? {}) as { labels?: Record<string, string> };
+    if ((alerting['page_alert'] as { disable?: boolean } | undefined)?.disable !== true)
+      fail(at('alerting.page_alert'), 'must be disabled: the fast pages page (docs/alerts.md)');
+    return {
+      name: name as string,
+      objective: objective as number,
+      description: String(slo['description'] ?? ''),
+      errorQuery: errorQuery as string,
+      totalQuery: totalQuery as string,
+      alertName: String(alerting['name'] ?? 'IsaSloErrorBudgetBurn'),
+      summary: String(
+        (alerting['annotations'] as Record<string, string> | undefined)?.['summary'] ?? '',
+      ),
+      ticketSeverity: ticket.labels?.['severity'] ?? 'warning',
+    };
+  });
+  return { service: service as string, labels, slos: objectives };
+}
+
+/**
+ * The fewest events a burn-rate window must hold before it may alert: enough that one bad event
+ * alone stays under the burn rate (1 / N <= factor x budget). A young monitor, or one just
+ * deployed, has long windows of a few events, where one failure reads as a burn of many times
+ * the budget (docs/alerts.md, "Objectives").
+ */
+export function minimumEvents(factor: number, budget: number): number {
+  return Math.ceil(1 / (factor * budget) - 1e-9);
+}
+
+/** The error budget of `objective` (percent), as a ratio, without binary rounding noise. */
+export function errorBudget(objective: Objective): number {
+  return Number((1 - objective.objective / 100).toFixed(10));
+}
+
+/** The rules fragment (a rules file of one group) for the spec. */
+export function sloRulesFragment(spec: SloSpec): string {
+  const lines: string[] = [
+    `# Generated from ${SLO_SPEC_PATH} by scripts/rules/slo-rules.ts (docs/alerts.md, "Objectives").`,
+    'groups:',
+    `  - name: ${SLO_GROUP}`,
+    '    rules:',
+  ];
+  const indent = (text: string, spaces: number) =>
+    text
+      .split('\n')
+      .map((line) => `${' '.repeat(spaces)}${line}`)
+      .join('\n');
+  const labelLines = (labels: Record<string, string>) =>
+    Object.entries(labels).map(([key, value]) => `          ${key}: ${JSON.stringify(value)}`);
+  for (const slo of spec.slos) {
+    const id = `${spec.service}-${slo.name}`;
+    const budget = errorBudget(slo);
+    const common = {
+      sloth_id: id,
+      sloth_service: spec.service,
+      sloth_slo: slo.name,
+      ...spec.labels,
+    };
+    const selector = `{sloth_id="${id}"}`;
+    const window = (w: string) => `slo:sli_error:ratio_rate${w}${selector}`;
+    const record = (name: string, expr: string, labels: Record<string, string>, comment = '') => {
+      if (comment) lines.push(...comment.split('\n').map((c) => `      # ${c}`));
+      lines.push(`      - record: ${name}`, '        expr: |', indent(expr, 10), '        labels:');
+      lines.push(...labelLines(labels));
+    };
+    lines.push(
+      '',
+      `      # ---- ${slo.name}: ${slo.description} Objective ${slo.objective} % over ${PERIOD}. ----`,
+    );
+    const over = (query: string, w: string) => query.replaceAll('{{.window}}', w);
+    record(
+      'slo:sli_error:ratio_rate5m',
+      [
+        `(${over(slo.errorQuery, '5m')})`,
+        '/',
+        `(${over(slo.totalQuery, '5m')} > 0)`,
+        'unless on (environment)',
+        'max by (environment) (max_over_time(isa_maintenance_active{job="isa-monitor"}[5m])) == 1',
+      ].join('\n'),
+      { ...common, sloth_window: '5m' },
+      '5-minute slices with events, outside maintenance windows: what the period averages.',
+    );
+    for (const w of WINDOWS) {
+      record(
+        `slo:sli_error:ratio_rate${w}`,
+        [`(${over(slo.errorQuery, w)})`, '/', `(${over(slo.totalQuery, w)} > 0)`].join('\n'),
+        { ...common, sloth_window: w },
+        w === WINDOWS[0] ? 'The burn-rate windows, from the counters themselves.' : '',
+      );
+    }
+    record(
+      `slo:sli_error:ratio_rate${PERIOD}`,
+      `max without (sloth_window) (avg_over_time(${window('5m')}[${PERIOD}]))`,
+      { ...common, sloth_window: PERIOD },
+      'The period: the average of its 5-minute slices, those in maintenance windows left out.',
+    );
+    const perEnvironment = `max without (sloth_window) (${window(PERIOD)})`;
+    record('slo:objective:ratio', `0 * ${perEnvironment} + ${slo.objective / 100}`, common);
+    record('slo:error_budget:ratio', `0 * ${perEnvironment} + ${budget}`, common);
+    record('slo:time_period:days', `0 * ${perEnvironment} + ${parseInt(PERIOD, 10)}`, common);
+    record(
+      'slo:current_burn_rate:ratio',
+      `max without (sloth_window) (${window('5m')}) / ${budget}`,
+      common,
+    );
+    record('slo:period_burn_rate:ratio', `${perEnvironment} / ${budget}`, common);
+    record(
+      'slo:period_error_budget_remaining:ratio',
+      `1 - slo:period_burn_rate:ratio${selector}`,
+      common,
+    );
+    const burn = BURN_WINDOWS.map(({ long, short, factor }) =>
+      [
+        '(',
+        `  max without (sloth_window) (${window(long)}) / ${budget} > ${factor}`,
+        '  and',
+        `  max without (sloth_window) (${window(short)}) / ${budget} > ${factor}`,
+        '  and on (environment)',
+        `  ${over(slo.totalQuery, long)} >= ${minimumEvents(factor, budget)}`,
+        ')',
+      ].join('\n'),
+    ).join('\nor\n');
+    const held = [
+      `(\n${indent(burn, 2)}\n)`,
+      'unless on (environment)',
+      'max by (environment) (isa_maintenance_active{job="isa-monitor"}) == 1',
+    ].join('\n');
+    lines.push(
+      `      - alert: ${slo.alertName}`,
+      '        # Tickets only, none while a maintenance window is active; the value is the long',
+      '        # window burn rate.',
+      '        expr: |',
+      indent(held, 10),
+      '        for: 5m',
+      '        labels:',
+      `          severity: ${slo.ticketSeverity}`,
+      `          sloth_slo: ${slo.name}`,
+      '          sloth_severity: ticket',
+      '        annotations:',
+      `          summary: ${JSON.stringify(slo.summary)}`,
+      `          description: '${slo.name} of the {{ $labels.environment }} ISA API burns its ${String(Number((budget * 100).toFixed(6)))}% error budget {{ printf "%.1f" $value }} times faster than the ${slo.objective}% objective allows.'`,
+      '          runbook_url: https://github.com/isa-monitor/isa-monitor/blob/main/docs/runbooks.md#isasloerrorbudgetburn',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
