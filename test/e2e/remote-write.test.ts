@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import type { DaemonProcess } from '../support/cli.js';
+import { eventually, type DaemonProcess } from '../support/cli.js';
 import {
   API_KEY,
   FACTOR,
@@ -24,6 +24,9 @@ import {
   expectNoPageFromOneLocation,
   expectOnePageFromBoth,
   oneStartAtATime,
+  pagesSince,
+  REAL_MINUTE_MS,
+  wait,
   scaledMs,
   startLocation,
   stopDeployment,
@@ -117,6 +120,22 @@ async function stopRemoteWriteDeployment(d: RemoteWriteDeployment): Promise<void
   await stopDeployment(d);
 }
 
+/** Samples of `expr`'s series from `fromMs` to `toMs` (Unix ms), per location, at the centre. */
+async function samplesBetween(
+  deployment: RemoteWriteDeployment,
+  expr: string,
+  fromMs: number,
+  toMs: number,
+): Promise<Record<string, number>> {
+  const series = await deployment.stack.queryRange(
+    `sum by (location) (count_over_time(${expr}[${toMs - fromMs}ms]))`,
+    { startMs: toMs, endMs: toMs, stepMs: 1_000 },
+  );
+  return Object.fromEntries(
+    series.map((s) => [s.metric['location'] ?? '', Number(s.values[0]?.[1] ?? 0)]),
+  );
+}
+
 afterAll(async () => {
   await Promise.all(running.map(stopRemoteWriteDeployment));
   if (report.length > 0)
@@ -127,6 +146,72 @@ afterAll(async () => {
 }, 60_000);
 
 describe.concurrent('two locations over remote write, central rules, end to end', () => {
+  it('loses no samples while the centre is down a minute; an agent down two minutes', async () => {
+    const deployment = await startDeployment('outages');
+    const { stack } = deployment;
+    const start = performance.now();
+    const scrapeMs = scaledMs(15_000);
+    const up = 'up{job="isa-monitor"}';
+
+    // The centre down for a minute: the agents keep their write-ahead logs and send it later.
+    const centreDownAt = Date.now();
+    await stack.stopPrometheus();
+    await wait(REAL_MINUTE_MS);
+    await stack.startPrometheus();
+    const centreUpAt = Date.now();
+    await wait(REAL_MINUTE_MS / 2);
+    const duringCentre = await samplesBetween(deployment, up, centreDownAt, centreUpAt);
+    const expected = Math.floor((centreUpAt - centreDownAt) / scrapeMs);
+    for (const location of LOCATIONS)
+      expect(
+        duringCentre[location],
+        `${location}: ${JSON.stringify(duringCentre)}`,
+      ).toBeGreaterThanOrEqual(expected - 1);
+    report.push(
+      `  centre down 1 min: ${JSON.stringify(duringCentre)} samples of up per location arrived ` +
+        `for the outage afterwards (${expected} scrapes in it)`,
+    );
+
+    // East's agent down for two minutes: nothing arrives from east, not even staleness.
+    const east = deployment.agents.get('east')!;
+    const attempts = 'sum(isa_ping_attempts_total{location="east"})';
+    const [before] = await stack.query(attempts);
+    const agentDownAt = Date.now();
+    await east.stop();
+    await wait(REAL_MINUTE_MS);
+    const voting = await stack.query('environment:isa_monitor_voting:bool{location="east"}');
+    const [lastUp] = await stack.query('up{job="isa-monitor",location="east"}');
+    await wait(REAL_MINUTE_MS);
+    await east.start();
+    const agentUpAt = Date.now();
+    // The monitor went on pinging, and its counters tell the centre so once the agent sends
+    // again: after the agent has replayed its write-ahead log, which takes its own (unscaled)
+    // seconds.
+    const after = await eventually(
+      async () => {
+        const [row] = await stack.query(attempts);
+        return Number(row?.value[1]) > Number(before?.value[1]) ? row : undefined;
+      },
+      30_000,
+      "east's pings at the centre after its agent's restart",
+    );
+    const caughtUpMs = Date.now() - agentUpAt;
+    const duringAgent = await samplesBetween(deployment, up, agentDownAt, agentUpAt);
+    const pinged = Number(after?.value[1]) - Number(before?.value[1]);
+    expect(pinged).toBeGreaterThanOrEqual(2);
+    // A minute into the outage east's last `up` is still within the lookback (5 minutes).
+    expect(lastUp?.value[1]).toBe('1');
+    expect(pagesSince(stack, start)).toEqual([]);
+    expect(await unhealthyRules(stack.prometheusUrl)).toEqual([]);
+    report.push(
+      `  east's agent down 2 min: ${duringAgent['east'] ?? 0} samples of its up for the outage ` +
+        `(west ${duringAgent['west'] ?? 0}); a minute in, east's last up still read ` +
+        `${lastUp?.value[1]} and east ${voting.length > 0 ? 'still voted' : 'did not vote'} ` +
+        `(the lookback, docs/deploy.md); ${pinged} pings counted across the outage, at the ` +
+        `centre ${(caughtUpMs / 1000).toFixed(1)} s (not scaled) after the restart; no page`,
+    );
+  }, 180_000);
+
   it('does not page on sustained slowness seen from one location only', async () => {
     const deployment = await startDeployment('one-location');
     await expectRulesHealthy(deployment);

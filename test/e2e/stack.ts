@@ -245,6 +245,10 @@ export interface MonitoringStack {
   ): Promise<RangeSeries[]>;
   /** The alerts Alertmanager holds now: what Prometheus sent it, before any notification. */
   alerts(): Promise<HeldAlert[]>;
+  /** Stops Prometheus alone (an outage of the central store); its data stays. */
+  stopPrometheus(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  startPrometheus(): Promise<void>;
   /** Stops Prometheus, Alertmanager and the webhook receiver. */
   stop(): Promise<void>;
 }
@@ -321,24 +325,20 @@ export async function startMonitoringStack(options: {
         }),
       ),
     );
-    processes.push(
-      await startProcess(
-        'prometheus',
-        prometheus,
-        [
-          `--config.file=${promPath}`,
-          `--storage.tsdb.path=${join(options.dir, 'prom')}`,
-          `--web.listen-address=127.0.0.1:${promPort}`,
-          `--rules.alert.resend-delay=${scaled(60_000)}`,
-          // An agent that stops sends no staleness markers: its series end when the lookback
-          // (5 minutes) runs out, which the compressed clock scales like every other window.
-          ...(options.remoteWrite
-            ? ['--web.enable-remote-write-receiver', `--query.lookback-delta=${scaled(300_000)}`]
-            : []),
-        ],
-        options.dir,
-      ),
-    );
+    const promArgs = [
+      `--config.file=${promPath}`,
+      `--storage.tsdb.path=${join(options.dir, 'prom')}`,
+      `--web.listen-address=127.0.0.1:${promPort}`,
+      `--rules.alert.resend-delay=${scaled(60_000)}`,
+      // An agent that stops sends no staleness markers: its series end when the lookback
+      // (5 minutes) runs out, which the compressed clock scales like every other window.
+      ...(options.remoteWrite
+        ? ['--web.enable-remote-write-receiver', `--query.lookback-delta=${scaled(300_000)}`]
+        : []),
+    ];
+    // Prometheus stops first: it is last in `processes`, whose order stop() reverses.
+    let central = await startProcess('prometheus', prometheus, promArgs, options.dir);
+    processes.push({ ...central, stop: () => central.stop() });
     await waitForHttp(`http://127.0.0.1:${amPort}/-/ready`, 30_000);
     await waitForHttp(`${prometheusUrl}/-/ready`, 30_000);
     return {
@@ -349,6 +349,11 @@ export async function startMonitoringStack(options: {
       queryRange: (expr, range) => queryPrometheusRange(prometheusUrl, expr, range),
       alerts: async () =>
         (await (await fetch(`http://127.0.0.1:${amPort}/api/v2/alerts`)).json()) as HeldAlert[],
+      stopPrometheus: () => central.stop(),
+      startPrometheus: async () => {
+        central = await startProcess('prometheus', prometheus, promArgs, options.dir);
+        await waitForHttp(`${prometheusUrl}/-/ready`, 30_000);
+      },
       stop,
     };
   } catch (err) {
