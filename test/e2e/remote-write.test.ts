@@ -190,7 +190,9 @@ describe.concurrent('two locations over remote write, central rules, end to end'
     const after = await eventually(
       async () => {
         const [row] = await stack.query(attempts);
-        return Number(row?.value[1]) > Number(before?.value[1]) ? row : undefined;
+        // Two scheduled pings at least fall in two minutes. The first samples to arrive may be
+        // older ones the agent had not sent before it stopped, replayed from its log.
+        return Number(row?.value[1]) - Number(before?.value[1]) >= 2 ? row : undefined;
       },
       30_000,
       "east's pings at the centre after its agent's restart",
@@ -198,7 +200,6 @@ describe.concurrent('two locations over remote write, central rules, end to end'
     const caughtUpMs = Date.now() - agentUpAt;
     const duringAgent = await samplesBetween(deployment, up, agentDownAt, agentUpAt);
     const pinged = Number(after?.value[1]) - Number(before?.value[1]);
-    expect(pinged).toBeGreaterThanOrEqual(2);
     // A minute into the outage east's last `up` is still within the lookback (5 minutes).
     expect(lastUp?.value[1]).toBe('1');
     expect(pagesSince(stack, start)).toEqual([]);
