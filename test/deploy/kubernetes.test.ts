@@ -1,20 +1,23 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
+import { ConfigMap, PersistentVolumeClaim, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
+import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import {
   PrometheusRule,
   ServiceMonitor,
 } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { PrometheusAgent } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1alpha1';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/index.js';
-import { DASHBOARDS_DIR, RULES_FILE } from '../../scripts/deploy/render.js';
+import { DASHBOARDS_DIR, REPO_ROOT, RULES_FILE } from '../../scripts/deploy/render.js';
 import { KUBERNETES_DIR, build, find, type K8sObject } from './manifests.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 
 const BASE = path.join(KUBERNETES_DIR, 'base');
 const PRODUCTION = path.join(KUBERNETES_DIR, 'overlays/production');
+const LOCATION = path.join(KUBERNETES_DIR, 'overlays/location-eu-west');
 const KUSTOMIZATIONS = { base: BASE, 'overlays/production': PRODUCTION };
 
 /** The schema model for every kind the manifests may contain; anything else fails the test. */
@@ -25,7 +28,39 @@ const MODELS: Record<string, new (o: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
   'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
+  'v1/ServiceAccount': ServiceAccount,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
+  'monitoring.coreos.com/v1alpha1/PrometheusAgent': PrometheusAgent,
 };
+
+/** Validates every object against the schema model of its kind; a kind without one fails. */
+function expectValid(objects: K8sObject[]): void {
+  for (const o of objects) {
+    const Model = MODELS[`${o.apiVersion}/${o.kind}`];
+    expect(Model, `no schema model for ${o.apiVersion} ${o.kind}`).toBeDefined();
+    expect(() => new Model!(o as never).validate(), `${o.kind}/${o.metadata.name}`).not.toThrow();
+  }
+}
+
+/**
+ * The field names a Prometheus Operator type declares, from its model's type declarations: the
+ * CRD schemas accept unknown fields (the API server drops them), so a misspelt field would pass
+ * validation and do nothing.
+ */
+function declaredFields(...declarations: string[]): Set<string> {
+  // The package exports its modules for import only; its type declarations are read as files.
+  const group = path.join(
+    REPO_ROOT,
+    'node_modules/@kubernetes-models/prometheus-operator/monitoring.coreos.com',
+  );
+  const fields = new Set<string>();
+  for (const d of declarations) {
+    const text = readFileSync(path.join(group, `${d}.d.ts`), 'utf8');
+    for (const m of text.matchAll(/^\s+"([A-Za-z]+)"\??:/gm)) fields.add(m[1]!);
+  }
+  return fields;
+}
 
 interface Container {
   name: string;
@@ -124,11 +159,7 @@ describe.each(Object.entries(KUSTOMIZATIONS))('kustomization %s', (_name, dir) =
 
   it('validates every object against the Kubernetes and Prometheus Operator schemas', () => {
     expect(objects.length).toBeGreaterThanOrEqual(7);
-    for (const o of objects) {
-      const Model = MODELS[`${o.apiVersion}/${o.kind}`];
-      expect(Model, `no schema model for ${o.apiVersion} ${o.kind}`).toBeDefined();
-      expect(() => new Model!(o as never).validate(), `${o.kind}/${o.metadata.name}`).not.toThrow();
-    }
+    expectValid(objects);
   });
 
   it('mounts only ConfigMap keys that exist, and a configuration the monitor accepts', () => {
@@ -299,5 +330,96 @@ describe('the plain-Prometheus scrape example', () => {
 
   it('loads the shipped rules file', () => {
     expect(config.rule_files.map((f) => path.resolve(path.dirname(file), f))).toEqual([RULES_FILE]);
+  });
+});
+
+describe('the per-location overlay (many locations, remote write)', () => {
+  const objects = build(LOCATION);
+  const production = build(PRODUCTION);
+  interface AgentShape extends K8sObject {
+    spec: Record<string, unknown> & {
+      replicas: number;
+      serviceAccountName: string;
+      scrapeInterval: string;
+      serviceMonitorSelector: { matchLabels: Record<string, string> };
+      externalLabels: Record<string, string>;
+      prometheusExternalLabelName: string;
+      replicaExternalLabelName: string;
+      remoteWrite: Array<
+        Record<string, unknown> & { url: string; queueConfig: Record<string, string> }
+      >;
+    };
+  }
+  const agent = find<AgentShape>(objects, 'PrometheusAgent');
+
+  it('validates every object, the PrometheusAgent against its Operator schema and field names', () => {
+    expectValid(objects);
+    const specFields = declaredFields('v1alpha1/PrometheusAgentSpec', 'v1/CommonPrometheusFields');
+    for (const key of Object.keys(agent.spec)) expect(specFields, `spec.${key}`).toContain(key);
+    const writeFields = declaredFields('v1/RemoteWriteSpec');
+    const queueFields = declaredFields('v1/QueueConfig');
+    for (const write of agent.spec.remoteWrite) {
+      for (const key of Object.keys(write))
+        expect(writeFields, `remoteWrite.${key}`).toContain(key);
+      for (const key of Object.keys(write.queueConfig))
+        expect(queueFields, `queueConfig.${key}`).toContain(key);
+    }
+  });
+
+  it('keeps the production monitor as it is, with no rules: the centre evaluates them', () => {
+    expect(objects.filter((o) => o.kind === 'PrometheusRule')).toEqual([]);
+    for (const o of production.filter((p) => p.kind !== 'PrometheusRule'))
+      expect(find(objects, o.kind, o.metadata.name), `${o.kind}/${o.metadata.name}`).toEqual(o);
+    for (const o of objects)
+      expect(o.metadata.namespace, `${o.kind}/${o.metadata.name}`).toBe('monitoring');
+  });
+
+  it('names the location in one place, the agent, and scrapes the monitor as job isa-monitor', () => {
+    expect(agent.spec.externalLabels['location']).toMatch(/^[a-z0-9-]+$/);
+    // The monitor's own config leaves `location` unset: the agent's label is the only one.
+    const loaded = loadMountedConfig(objects);
+    expect(loaded.ok ? loaded.config.location : loaded.problems).toBeFalsy();
+    // No labels the Operator would add that are the same in every location's cluster.
+    expect(agent.spec.prometheusExternalLabelName).toBe('');
+    expect(agent.spec.replicaExternalLabelName).toBe('');
+    expect(agent.spec.replicas).toBe(1);
+    // It selects the ServiceMonitor (same namespace), which scrapes the Service named isa-monitor.
+    const sm = find(objects, 'ServiceMonitor');
+    expect(sm.metadata.labels).toMatchObject(agent.spec.serviceMonitorSelector.matchLabels);
+    expect(agent.spec.scrapeInterval).toBe('15s');
+    find(objects, 'Service', 'isa-monitor');
+  });
+
+  it('lets the agent list endpoints through its own service account', () => {
+    find(objects, 'ServiceAccount', agent.spec.serviceAccountName);
+    const binding = find<
+      K8sObject & {
+        roleRef: { kind: string; name: string };
+        subjects: Array<{ kind: string; name: string; namespace: string }>;
+      }
+    >(objects, 'RoleBinding');
+    expect(binding.subjects).toEqual([
+      { kind: 'ServiceAccount', name: agent.spec.serviceAccountName, namespace: 'monitoring' },
+    ]);
+    const role = find<K8sObject & { rules: Array<{ resources: string[]; verbs: string[] }> }>(
+      objects,
+      'Role',
+      binding.roleRef.name,
+    );
+    const endpoints = role.rules.find((r) => r.resources.includes('endpoints'));
+    expect(endpoints?.verbs).toEqual(expect.arrayContaining(['get', 'list', 'watch']));
+  });
+
+  it('remote-writes like the shipped agent configuration the end-to-end test runs', () => {
+    const shipped = parse(
+      readFileSync(path.join(REPO_ROOT, 'deploy/agent/prometheus.yml'), 'utf8'),
+    ) as {
+      remote_write: Array<{ queue_config: { batch_send_deadline: string } }>;
+    };
+    const [write] = agent.spec.remoteWrite;
+    expect(new URL(write?.url ?? '').protocol).toBe('https:');
+    expect(write?.queueConfig['batchSendDeadline']).toBe(
+      shipped.remote_write[0]?.queue_config.batch_send_deadline,
+    );
   });
 });

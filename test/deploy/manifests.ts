@@ -1,8 +1,8 @@
 /**
  * Reads deploy/kubernetes/ the way kustomize would, for the few features the shipped
- * kustomizations use (resources, namespace, images, strategic-merge patches of maps and JSON
- * patches with `add`), so the tests can validate what `kubectl apply -k` would send without a
- * cluster or the kustomize binary.
+ * kustomizations use (resources, namespace, images, strategic-merge patches of maps or with
+ * `$patch: delete`, and JSON patches with `add`), so the tests can validate what
+ * `kubectl apply -k` would send without a cluster or the kustomize binary.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -98,7 +98,9 @@ export function build(dir: string): K8sObject[] {
       const i = objects.findIndex((o) => o.kind === p.kind && o.metadata.name === p.metadata.name);
       if (i < 0)
         throw new Error(`patch ${patch.path} matches no object (${p.kind}/${p.metadata.name})`);
-      objects[i] = mergeMaps(objects[i], p) as K8sObject;
+      // A strategic-merge patch with `$patch: delete` removes the object.
+      if (p['$patch'] === 'delete') objects.splice(i, 1);
+      else objects[i] = mergeMaps(objects[i], p) as K8sObject;
     }
   }
   for (const pairs of k.labels ?? []) {

@@ -234,6 +234,8 @@ export interface HeldAlert {
 
 export interface MonitoringStack {
   prometheusUrl: string;
+  /** The remote-write endpoint, when started as the central store (`remoteWrite`). */
+  remoteWriteUrl: string;
   receiver: WebhookReceiver;
   query(expr: string): Promise<Sample[]>;
   /** A range query, times in Unix ms. */
@@ -243,6 +245,10 @@ export interface MonitoringStack {
   ): Promise<RangeSeries[]>;
   /** The alerts Alertmanager holds now: what Prometheus sent it, before any notification. */
   alerts(): Promise<HeldAlert[]>;
+  /** Stops Prometheus alone (an outage of the central store); its data stays. */
+  stopPrometheus(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  startPrometheus(): Promise<void>;
   /** Stops Prometheus, Alertmanager and the webhook receiver. */
   stop(): Promise<void>;
 }
@@ -251,12 +257,15 @@ export interface MonitoringStack {
  * Prometheus and Alertmanager from the shipped examples, on a clock compressed by `factor`
  * (real seconds per test second): the rules are a scaled copy of the real file (checked by
  * promtool like the original), Alertmanager's receivers all point at one webhook receiver and its
- * timers are scaled, Prometheus scrapes `targets` and evaluates at the scaled intervals.
+ * timers are scaled, Prometheus scrapes `targets` and evaluates at the scaled intervals. With
+ * `remoteWrite`, Prometheus is the central store of docs/deploy.md, "Many locations": the shipped
+ * deploy/central/prometheus.yml with the remote-write receiver, scraping nothing itself.
  */
 export async function startMonitoringStack(options: {
   dir: string;
   factor: number;
   targets: ScrapeTarget[];
+  remoteWrite?: boolean;
 }): Promise<MonitoringStack> {
   const prometheus = requireTool('prometheus');
   const alertmanager = requireTool('prometheus-alertmanager');
@@ -301,10 +310,10 @@ export async function startMonitoringStack(options: {
 
     const promPort = await freePort();
     const prometheusUrl = `http://127.0.0.1:${promPort}`;
-    const prom = parse(await readFile('deploy/prometheus/prometheus.yml', 'utf8')) as Record<
-      string,
-      unknown
-    >;
+    const shipped = options.remoteWrite
+      ? 'deploy/central/prometheus.yml'
+      : 'deploy/prometheus/prometheus.yml';
+    const prom = parse(await readFile(shipped, 'utf8')) as Record<string, unknown>;
     const promPath = await writeText(
       join(options.dir, 'prometheus.yml'),
       stringify(
@@ -316,28 +325,35 @@ export async function startMonitoringStack(options: {
         }),
       ),
     );
-    processes.push(
-      await startProcess(
-        'prometheus',
-        prometheus,
-        [
-          `--config.file=${promPath}`,
-          `--storage.tsdb.path=${join(options.dir, 'prom')}`,
-          `--web.listen-address=127.0.0.1:${promPort}`,
-          `--rules.alert.resend-delay=${scaled(60_000)}`,
-        ],
-        options.dir,
-      ),
-    );
+    const promArgs = [
+      `--config.file=${promPath}`,
+      `--storage.tsdb.path=${join(options.dir, 'prom')}`,
+      `--web.listen-address=127.0.0.1:${promPort}`,
+      `--rules.alert.resend-delay=${scaled(60_000)}`,
+      // An agent that stops sends no staleness markers: its series end when the lookback
+      // (5 minutes) runs out, which the compressed clock scales like every other window.
+      ...(options.remoteWrite
+        ? ['--web.enable-remote-write-receiver', `--query.lookback-delta=${scaled(300_000)}`]
+        : []),
+    ];
+    // Prometheus stops first: it is last in `processes`, whose order stop() reverses.
+    let central = await startProcess('prometheus', prometheus, promArgs, options.dir);
+    processes.push({ ...central, stop: () => central.stop() });
     await waitForHttp(`http://127.0.0.1:${amPort}/-/ready`, 30_000);
     await waitForHttp(`${prometheusUrl}/-/ready`, 30_000);
     return {
       prometheusUrl,
+      remoteWriteUrl: `${prometheusUrl}/api/v1/write`,
       receiver,
       query: (expr) => queryPrometheus(prometheusUrl, expr),
       queryRange: (expr, range) => queryPrometheusRange(prometheusUrl, expr, range),
       alerts: async () =>
         (await (await fetch(`http://127.0.0.1:${amPort}/api/v2/alerts`)).json()) as HeldAlert[],
+      stopPrometheus: () => central.stop(),
+      startPrometheus: async () => {
+        central = await startProcess('prometheus', prometheus, promArgs, options.dir);
+        await waitForHttp(`${prometheusUrl}/-/ready`, 30_000);
+      },
       stop,
     };
   } catch (err) {
@@ -369,6 +385,32 @@ function retargetAlertmanager(
   return config;
 }
 
+/** The global scrape and evaluation intervals scaled to the compressed clock. */
+function scaleGlobal(config: Record<string, unknown>, scaled: (realMs: number) => string): void {
+  const global = (config['global'] ?? {}) as Record<string, unknown>;
+  for (const key of ['scrape_interval', 'evaluation_interval', 'scrape_timeout']) {
+    if (typeof global[key] === 'string') global[key] = scaled(parseDuration(global[key]));
+  }
+  config['global'] = global;
+}
+
+/** A shipped config's isa-monitor job, scraping `targets` at the global (scaled) interval. */
+function isaMonitorJob(
+  config: Record<string, unknown>,
+  targets: ScrapeTarget[],
+): Record<string, unknown> {
+  const jobs = (config['scrape_configs'] ?? []) as Array<Record<string, unknown>>;
+  const job = jobs.find((j) => j['job_name'] === 'isa-monitor');
+  if (!job) throw new Error('the shipped Prometheus config has no isa-monitor job');
+  delete job['scrape_interval'];
+  delete job['scrape_timeout'];
+  job['static_configs'] = targets.map((t) => ({
+    targets: [t.host],
+    ...(t.labels ? { labels: t.labels } : {}),
+  }));
+  return job;
+}
+
 /** The shipped isa-monitor job pointed at `targets`, these rules and this Alertmanager. */
 function retargetPrometheus(
   config: Record<string, unknown>,
@@ -379,22 +421,93 @@ function retargetPrometheus(
     scaled: (realMs: number) => string;
   },
 ): Record<string, unknown> {
-  const global = (config['global'] ?? {}) as Record<string, unknown>;
-  for (const key of ['scrape_interval', 'evaluation_interval', 'scrape_timeout']) {
-    if (typeof global[key] === 'string') global[key] = options.scaled(parseDuration(global[key]));
-  }
-  config['global'] = global;
-  const jobs = config['scrape_configs'] as Array<Record<string, unknown>>;
-  const job = jobs.find((j) => j['job_name'] === 'isa-monitor');
-  if (!job) throw new Error('deploy/prometheus/prometheus.yml has no isa-monitor job');
-  delete job['scrape_interval'];
-  delete job['scrape_timeout'];
-  job['static_configs'] = options.targets.map((t) => ({
-    targets: [t.host],
-    ...(t.labels ? { labels: t.labels } : {}),
-  }));
-  config['scrape_configs'] = [job];
+  scaleGlobal(config, options.scaled);
+  // The central store of many locations scrapes nothing: its series come by remote write.
+  if (config['scrape_configs'] !== undefined || options.targets.length > 0)
+    config['scrape_configs'] = [isaMonitorJob(config, options.targets)];
   config['rule_files'] = [options.rulesPath];
   config['alerting'] = { alertmanagers: [{ static_configs: [{ targets: [options.amHost] }] }] };
   return config;
+}
+
+export interface PrometheusAgent {
+  url: string;
+  /** Stops the agent (SIGTERM); its write-ahead log stays in its directory. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and write-ahead log. */
+  start(): Promise<void>;
+}
+
+/**
+ * A Prometheus in agent mode at one location, from the shipped deploy/agent/prometheus.yml: it
+ * scrapes `target` as job isa-monitor at the scaled interval and remote-writes to
+ * `remoteWriteUrl` with `location` as its external label, its send deadline scaled like every
+ * other timer.
+ */
+export async function startPrometheusAgent(options: {
+  dir: string;
+  factor: number;
+  location: string;
+  target: ScrapeTarget;
+  remoteWriteUrl: string;
+}): Promise<PrometheusAgent> {
+  const prometheus = requireTool('prometheus');
+  const scaled = (realMs: number): string =>
+    `${Math.max(1, Math.round(realMs / options.factor))}ms`;
+  const config = parse(await readFile('deploy/agent/prometheus.yml', 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  scaleGlobal(config, scaled);
+  const global = config['global'] as Record<string, unknown>;
+  global['external_labels'] = { ...(global['external_labels'] ?? {}), location: options.location };
+  config['scrape_configs'] = [isaMonitorJob(config, [options.target])];
+  const [write] = config['remote_write'] as Array<Record<string, unknown>>;
+  if (!write) throw new Error('deploy/agent/prometheus.yml has no remote_write');
+  write['url'] = options.remoteWriteUrl;
+  const queue = (write['queue_config'] ?? {}) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(queue)) {
+    if (typeof value === 'string') queue[key] = scaled(parseDuration(value));
+  }
+  const name = `agent-${options.location}`;
+  const configPath = await writeText(join(options.dir, `${name}.yml`), stringify(config));
+  execFileSync('promtool', ['check', 'config', '--agent', configPath], { stdio: 'pipe' });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = [
+    '--enable-feature=agent',
+    `--config.file=${configPath}`,
+    `--storage.agent.path=${join(options.dir, name)}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+  ];
+  let running: ManagedProcess | undefined;
+  const start = async (): Promise<void> => {
+    running = await startProcess(name, prometheus, args, options.dir);
+    await waitForHttp(`${url}/-/ready`, 30_000);
+  };
+  await start();
+  return {
+    url,
+    stop: async () => {
+      await running?.stop();
+    },
+    start,
+  };
+}
+
+/** The rules whose last evaluation failed: `group/name: lastError` for each. */
+export async function unhealthyRules(prometheusUrl: string): Promise<string[]> {
+  const body = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()) as {
+    data: {
+      groups: Array<{
+        name: string;
+        rules: Array<{ name: string; health: string; lastError?: string }>;
+      }>;
+    };
+  };
+  return body.data.groups.flatMap((g) =>
+    g.rules
+      .filter((r) => r.health !== 'ok' || (r.lastError ?? '') !== '')
+      .map((r) => `${g.name}/${r.name}: ${r.health} ${r.lastError ?? ''}`),
+  );
 }

@@ -1,0 +1,231 @@
+/**
+ * End to end with two locations over remote write (docs/deploy.md, "Many locations"): at each
+ * location a daemon and a Prometheus in agent mode (the shipped deploy/agent/prometheus.yml) that
+ * scrapes it and remote-writes with its location as an external label; at the centre a
+ * Prometheus with the remote-write receiver (deploy/central/prometheus.yml) that evaluates the
+ * shipped rules, then Alertmanager and a webhook. The daemons reach one simulator over two
+ * network paths as in locations.test.ts, whose scenarios and bounds this test shares
+ * (./locations.ts), so a page over remote write is held to the bound of direct scraping.
+ *
+ * East's daemon has no `location` key: its location comes from its agent alone. West's daemon
+ * names itself `west` and its agent says `west` too: the label is on the series before the
+ * agent's external label would add it, so it stays as it is.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { eventually, type DaemonProcess } from '../support/cli.js';
+import {
+  API_KEY,
+  FACTOR,
+  LOCATIONS,
+  expectNoPageFromOneLocation,
+  expectOnePageFromBoth,
+  oneStartAtATime,
+  pagesSince,
+  REAL_MINUTE_MS,
+  wait,
+  scaledMs,
+  startLocation,
+  stopDeployment,
+  warmUp,
+  type Deployment,
+  type Location,
+} from './locations.js';
+import {
+  startMonitoringStack,
+  startPrometheusAgent,
+  unhealthyRules,
+  type MonitoringStack,
+  type PrometheusAgent,
+} from './stack.js';
+
+/** deploy/agent/prometheus.yml's batch_send_deadline: how late a sample may leave an agent. */
+const SEND_DEADLINE_MS = 5_000;
+
+interface RemoteWriteDeployment extends Deployment {
+  agents: Map<Location, PrometheusAgent>;
+}
+
+const report: string[] = [];
+const running: RemoteWriteDeployment[] = [];
+
+/** The central store with the rules, then per location a daemon and its agent. */
+async function launch(name: string): Promise<RemoteWriteDeployment> {
+  const dir = await mkdtemp(join(tmpdir(), `isa-e2e-rw-${name}-`));
+  const sim = await startSimulator({ apiKeys: [API_KEY], qualifyDelayMs: 300 });
+  const daemons = new Map<Location, DaemonProcess>();
+  const agents = new Map<Location, PrometheusAgent>();
+  const deployment: RemoteWriteDeployment = {
+    sim,
+    daemons,
+    agents,
+    stack: undefined as unknown as MonitoringStack,
+  };
+  running.push(deployment);
+  deployment.stack = await startMonitoringStack({
+    dir,
+    factor: FACTOR,
+    targets: [],
+    remoteWrite: true,
+  });
+  for (const location of LOCATIONS) {
+    const daemon = await startLocation(dir, sim, location, location === 'west');
+    daemons.set(location, daemon);
+    agents.set(
+      location,
+      await startPrometheusAgent({
+        dir,
+        factor: FACTOR,
+        location,
+        target: { host: new URL(await daemon.url).host },
+        remoteWriteUrl: deployment.stack.remoteWriteUrl,
+      }),
+    );
+  }
+  return deployment;
+}
+
+async function startDeployment(name: string): Promise<RemoteWriteDeployment> {
+  const deployment = await oneStartAtATime(() => launch(name));
+  await warmUp(name, deployment);
+  return deployment as RemoteWriteDeployment;
+}
+
+/**
+ * Every rule of the central Prometheus evaluated without error, and the series arrived labelled
+ * once: `location` from the agent on every series of east (`up` included), west's own label kept,
+ * nothing renamed to `exported_location`.
+ */
+async function expectRulesHealthy(deployment: RemoteWriteDeployment): Promise<void> {
+  const { stack } = deployment;
+  expect(await unhealthyRules(stack.prometheusUrl)).toEqual([]);
+  const byLocation = async (expr: string): Promise<string[]> =>
+    (await stack.query(`count by (location) (${expr})`)).map((r) => r.metric['location'] ?? '');
+  expect((await byLocation('up{job="isa-monitor"}')).sort()).toEqual([...LOCATIONS]);
+  expect((await byLocation('isa_ping_attempts_total{job="isa-monitor"}')).sort()).toEqual([
+    ...LOCATIONS,
+  ]);
+  expect(await stack.query('{exported_location!=""}')).toEqual([]);
+  const [voting] = await stack.query(
+    'environment:isa_locations_reporting:count{environment="production"}',
+  );
+  expect(voting?.value[1]).toBe(String(LOCATIONS.length));
+}
+
+async function stopRemoteWriteDeployment(d: RemoteWriteDeployment): Promise<void> {
+  await Promise.all([...d.agents.values()].map((a) => a.stop()));
+  await stopDeployment(d);
+}
+
+/** Samples of `expr`'s series from `fromMs` to `toMs` (Unix ms), per location, at the centre. */
+async function samplesBetween(
+  deployment: RemoteWriteDeployment,
+  expr: string,
+  fromMs: number,
+  toMs: number,
+): Promise<Record<string, number>> {
+  const series = await deployment.stack.queryRange(
+    `sum by (location) (count_over_time(${expr}[${toMs - fromMs}ms]))`,
+    { startMs: toMs, endMs: toMs, stepMs: 1_000 },
+  );
+  return Object.fromEntries(
+    series.map((s) => [s.metric['location'] ?? '', Number(s.values[0]?.[1] ?? 0)]),
+  );
+}
+
+afterAll(async () => {
+  await Promise.all(running.map(stopRemoteWriteDeployment));
+  if (report.length > 0)
+    console.log(
+      `\nend-to-end, two locations over remote write (clock compressed ${FACTOR}x):\n` +
+        report.join('\n'),
+    );
+}, 60_000);
+
+describe.concurrent('two locations over remote write, central rules, end to end', () => {
+  it('loses no samples while the centre is down a minute; an agent down two minutes', async () => {
+    const deployment = await startDeployment('outages');
+    const { stack } = deployment;
+    const start = performance.now();
+    const scrapeMs = scaledMs(15_000);
+    const up = 'up{job="isa-monitor"}';
+
+    // The centre down for a minute: the agents keep their write-ahead logs and send it later.
+    const centreDownAt = Date.now();
+    await stack.stopPrometheus();
+    await wait(REAL_MINUTE_MS);
+    await stack.startPrometheus();
+    const centreUpAt = Date.now();
+    await wait(REAL_MINUTE_MS / 2);
+    const duringCentre = await samplesBetween(deployment, up, centreDownAt, centreUpAt);
+    const expected = Math.floor((centreUpAt - centreDownAt) / scrapeMs);
+    for (const location of LOCATIONS)
+      expect(
+        duringCentre[location],
+        `${location}: ${JSON.stringify(duringCentre)}`,
+      ).toBeGreaterThanOrEqual(expected - 1);
+    report.push(
+      `  centre down 1 min: ${JSON.stringify(duringCentre)} samples of up per location arrived ` +
+        `for the outage afterwards (${expected} scrapes in it)`,
+    );
+
+    // East's agent down for two minutes: nothing arrives from east, not even staleness.
+    const east = deployment.agents.get('east')!;
+    const attempts = 'sum(isa_ping_attempts_total{location="east"})';
+    const [before] = await stack.query(attempts);
+    const agentDownAt = Date.now();
+    await east.stop();
+    await wait(REAL_MINUTE_MS);
+    const voting = await stack.query('environment:isa_monitor_voting:bool{location="east"}');
+    const [lastUp] = await stack.query('up{job="isa-monitor",location="east"}');
+    await wait(REAL_MINUTE_MS);
+    await east.start();
+    const agentUpAt = Date.now();
+    // The monitor went on pinging, and its counters tell the centre so once the agent sends
+    // again: after the agent has replayed its write-ahead log, which takes its own (unscaled)
+    // seconds.
+    const after = await eventually(
+      async () => {
+        const [row] = await stack.query(attempts);
+        // Two scheduled pings at least fall in two minutes. The first samples to arrive may be
+        // older ones the agent had not sent before it stopped, replayed from its log.
+        return Number(row?.value[1]) - Number(before?.value[1]) >= 2 ? row : undefined;
+      },
+      30_000,
+      "east's pings at the centre after its agent's restart",
+    );
+    const caughtUpMs = Date.now() - agentUpAt;
+    const duringAgent = await samplesBetween(deployment, up, agentDownAt, agentUpAt);
+    const pinged = Number(after?.value[1]) - Number(before?.value[1]);
+    // A minute into the outage east's last `up` is still within the lookback (5 minutes).
+    expect(lastUp?.value[1]).toBe('1');
+    expect(pagesSince(stack, start)).toEqual([]);
+    expect(await unhealthyRules(stack.prometheusUrl)).toEqual([]);
+    report.push(
+      `  east's agent down 2 min: ${duringAgent['east'] ?? 0} samples of its up for the outage ` +
+        `(west ${duringAgent['west'] ?? 0}); a minute in, east's last up still read ` +
+        `${lastUp?.value[1]} and east ${voting.length > 0 ? 'still voted' : 'did not vote'} ` +
+        `(the lookback, docs/deploy.md); ${pinged} pings counted across the outage, at the ` +
+        `centre ${(caughtUpMs / 1000).toFixed(1)} s (not scaled) after the restart; no page`,
+    );
+  }, 180_000);
+
+  it('does not page on sustained slowness seen from one location only', async () => {
+    const deployment = await startDeployment('one-location');
+    await expectRulesHealthy(deployment);
+    report.push(await expectNoPageFromOneLocation(deployment));
+    expect(await unhealthyRules(deployment.stack.prometheusUrl)).toEqual([]);
+  }, 180_000);
+
+  it('pages once for the environment when both locations see it, within the direct bound', async () => {
+    const deployment = await startDeployment('both');
+    await expectRulesHealthy(deployment);
+    const { lines } = await expectOnePageFromBoth(deployment, scaledMs(SEND_DEADLINE_MS));
+    report.push(...lines);
+    expect(await unhealthyRules(deployment.stack.prometheusUrl)).toEqual([]);
+    report.push('  every rule evaluated without error at the centre, before and after');
+  }, 180_000);
+});
