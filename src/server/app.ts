@@ -21,7 +21,7 @@ import {
   type QueryProblem,
 } from './query.js';
 import { MAX_STATUS_LIMIT, type StatusHistory, type StatusQuery } from './status.js';
-import { uptimeRoutes, type UptimeSource } from './uptime.js';
+import { badgeRoutes, uptimeDocument, uptimeQuery, type UptimeSource } from './uptime.js';
 import { UptimeStore } from './uptime-store.js';
 
 export interface ServerAppOptions {
@@ -142,14 +142,26 @@ export function createServerApp(opts: ServerAppOptions): Express {
     await sendCompressible(req, res, JSON.stringify(history.document(query)), 'application/json');
   });
 
-  uptimeRoutes(
-    app,
-    opts.uptime ?? {
-      store: UptimeStore.memory({ checks: [] }),
-      environments: () => [],
-      inMaintenance: () => false,
-    },
-  );
+  const uptime = opts.uptime ?? {
+    store: UptimeStore.memory({ checks: [] }),
+    environments: () => [],
+    inMaintenance: () => false,
+  };
+  app.get('/api/uptime', async (req, res) => {
+    const query = uptimeQuery(req.query, uptime);
+    if (isProblem(query)) {
+      res.status(query.status).json({ error: query.problem });
+      return;
+    }
+    // 90 days of two environments are about 20 KB of repetitive JSON: gzipped, a tenth.
+    await sendCompressible(
+      req,
+      res,
+      JSON.stringify(uptimeDocument(uptime, query)),
+      'application/json',
+    );
+  });
+  badgeRoutes(app, uptime);
 
   // Known paths answer other methods with 405 and the methods they allow.
   for (const path of [...ENDPOINTS.map((e) => e.path), '/status', '/assets/:name']) {

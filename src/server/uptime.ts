@@ -264,16 +264,11 @@ function sendBadge(res: Response, svg: string, maxAgeSeconds: number): void {
   res.send(svg);
 }
 
-/** Routes `/api/uptime`, `/badge/<environment>.svg` and `/badge/<environment>/uptime.svg`. */
-export function uptimeRoutes(app: Express, source: UptimeSource): void {
+/** Routes `/badge/<environment>.svg` and `/badge/<environment>/uptime.svg`. */
+export function badgeRoutes(app: Express, source: UptimeSource): void {
   const refuse = (res: Response, problem: QueryProblem): void => {
     res.status(problem.status).json({ error: problem.problem });
   };
-  app.get('/api/uptime', (req, res) => {
-    const query = uptimeQuery(req.query, source);
-    if (isProblem(query)) return refuse(res, query);
-    res.json(uptimeDocument(source, query));
-  });
   app.get('/badge/:environment.svg', (req, res) => {
     const params = singleParameters(req.query, [] as const);
     if (isProblem(params)) return refuse(res, params);
