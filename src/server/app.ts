@@ -118,49 +118,43 @@ export function createServerApp(opts: ServerAppOptions): Express {
       .send(ready ? 'ready\n' : 'not ready\n');
   });
 
-  app.get('/api/status', async (req, res) => {
-    const query = statusQuery(req.query, opts.status);
-    if (isProblem(query)) {
-      res.status(query.status).json({ error: query.problem });
-      return;
-    }
-    // Gzipped like the history: at 1000 environments the whole document is megabytes.
-    await sendCompressible(
-      req,
-      res,
-      JSON.stringify(opts.status.snapshot(query)),
-      'application/json',
-    );
-  });
-
-  app.get('/api/history', async (req, res) => {
-    const query = historyQuery(req.query, history);
-    if (isProblem(query)) {
-      res.status(query.status).json({ error: query.problem });
-      return;
-    }
-    await sendCompressible(req, res, JSON.stringify(history.document(query)), 'application/json');
-  });
-
+  /** A JSON endpoint: a bad query answers its 4xx, the document goes out gzipped when taken. */
+  const jsonEndpoint = <Query>(
+    path: string,
+    parse: (raw: Request['query']) => Query | QueryProblem,
+    build: (query: Query) => unknown,
+  ): void => {
+    app.get(path, async (req, res) => {
+      const query = parse(req.query);
+      if (isProblem(query)) {
+        res.status(query.status).json({ error: query.problem });
+        return;
+      }
+      // Gzipped: at 1000 environments the status and history documents are megabytes, and 90
+      // days of uptime are repetitive JSON a tenth the size gzipped.
+      await sendCompressible(req, res, JSON.stringify(build(query)), 'application/json');
+    });
+  };
+  jsonEndpoint(
+    '/api/status',
+    (raw) => statusQuery(raw, opts.status),
+    (query) => opts.status.snapshot(query),
+  );
+  jsonEndpoint(
+    '/api/history',
+    (raw) => historyQuery(raw, history),
+    (query) => history.document(query),
+  );
   const uptime = opts.uptime ?? {
     store: UptimeStore.memory({ checks: [] }),
     environments: () => [],
     inMaintenance: () => false,
   };
-  app.get('/api/uptime', async (req, res) => {
-    const query = uptimeQuery(req.query, uptime);
-    if (isProblem(query)) {
-      res.status(query.status).json({ error: query.problem });
-      return;
-    }
-    // 90 days of two environments are about 20 KB of repetitive JSON: gzipped, a tenth.
-    await sendCompressible(
-      req,
-      res,
-      JSON.stringify(uptimeDocument(uptime, query)),
-      'application/json',
-    );
-  });
+  jsonEndpoint(
+    '/api/uptime',
+    (raw) => uptimeQuery(raw, uptime),
+    (query) => uptimeDocument(uptime, query),
+  );
   badgeRoutes(app, uptime);
 
   // Known paths answer other methods with 405 and the methods they allow.

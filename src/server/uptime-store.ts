@@ -14,10 +14,10 @@
  * Only the daemon writes it, from its main thread, which receives every result; `check`
  * processes never open it, so it needs no lock of its own (docs/configuration.md).
  */
-import { open, readFile, readdir, rename, unlink, mkdir } from 'node:fs/promises';
+import { open, readFile, rename, unlink, mkdir } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import type { AnyCheck, CheckResult } from '../kernel/check.js';
-import { processAlive } from '../sessions/owner.js';
+import { removeDeadTemporaryFiles } from '../sessions/ledger.js';
 
 /** Days kept (today included); older days and incidents age out. */
 export const RETENTION_DAYS = 90;
@@ -231,7 +231,8 @@ export class UptimeStore {
    */
   static async open(opts: UptimeStoreOptions): Promise<UptimeStore> {
     const store = new UptimeStore(opts.path, opts);
-    await store.removeDeadTemporaryFiles();
+    // Temporary files of a writer killed during its write (SIGKILL).
+    await removeDeadTemporaryFiles(opts.path);
     let text: string | null = null;
     try {
       text = await readFile(opts.path, 'utf8');
@@ -472,25 +473,6 @@ export class UptimeStore {
       // A full disk leaves a partial temporary file; never let those pile up.
       await unlink(tmp).catch(() => undefined);
       throw err;
-    }
-  }
-
-  /** Temporary files of a process that died during a write (SIGKILL). */
-  private async removeDeadTemporaryFiles(): Promise<void> {
-    const prefix = `${basename(this.path)}.`;
-    let names: string[];
-    try {
-      names = await readdir(dirname(this.path));
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const match = /^(\d+)\.\d+\.tmp$/.exec(name.slice(prefix.length));
-      if (!name.startsWith(prefix) || !match) continue;
-      const pid = Number(match[1]);
-      if (pid !== process.pid && !processAlive(pid)) {
-        await unlink(join(dirname(this.path), name)).catch(() => undefined);
-      }
     }
   }
 
