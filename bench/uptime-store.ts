@@ -66,7 +66,8 @@ function random(seed: number): () => number {
   };
 }
 
-function result(
+/** A scheduled run as the daemon receives it, with only what the record reads. */
+export function scheduledRun(
   check: string,
   environment: string,
   t: number,
@@ -132,7 +133,7 @@ export function simulate(store: UptimeStore, setNow: (t: number) => void, sim: S
         } else if (rnd() < 0.001) reason = 'unauthorized';
       }
     } else if (rnd() < 0.01) reason = 'timeout';
-    store.record(result(ticker.check, ticker.environment, t, durationMs, reason));
+    store.record(scheduledRun(ticker.check, ticker.environment, t, durationMs, reason));
   }
   setNow(sim.now);
 }

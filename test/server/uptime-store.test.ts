@@ -6,7 +6,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { simulatedSize } from '../../bench/uptime-store.js';
+import { scheduledRun, simulatedSize } from '../../bench/uptime-store.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 import type { CheckResult } from '../../src/kernel/check.js';
 import {
@@ -50,19 +50,7 @@ function run(
   durationMs = 50,
   environment = 'production',
 ): CheckResult {
-  return {
-    check,
-    environment,
-    outcome: reason === null ? 'pass' : 'fail',
-    reason,
-    summary: {},
-    startedAt: t,
-    durationMs,
-    steps: [],
-    facts: null,
-    responses: [],
-    contractChecks: [],
-  };
+  return scheduledRun(check, environment, t, durationMs, reason);
 }
 
 /** Pings every minute from `from` for `n` minutes; `reasons(i)` fails some. */

@@ -5,6 +5,7 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { scheduledRun } from '../../bench/uptime-store.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 import type { CheckResult } from '../../src/kernel/check.js';
 import { createServerApp } from '../../src/server/app.js';
@@ -24,19 +25,7 @@ afterEach(async () => {
 });
 
 function ping(environment: string, t: number, reason: string | null): CheckResult {
-  return {
-    check: 'ping',
-    environment,
-    outcome: reason === null ? 'pass' : 'fail',
-    reason,
-    summary: {},
-    startedAt: t,
-    durationMs: 42,
-    steps: [],
-    facts: null,
-    responses: [],
-    contractChecks: [],
-  };
+  return scheduledRun('ping', environment, t, 42, reason);
 }
 
 async function start(opts: { maintenance?: string[] } = {}) {

@@ -5,6 +5,7 @@
  *
  *   node --import tsx test/support/uptime-writer.ts <path> <start ms>
  */
+import { scheduledRun } from '../../bench/uptime-store.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 import { UptimeStore } from '../../src/server/uptime-store.js';
 
@@ -21,19 +22,7 @@ let total = store.window('production', 'ping', '90d').runs;
 for (;;) {
   for (let i = 0; i < 60; i++) {
     now += 1000;
-    store.record({
-      check: 'ping',
-      environment: 'production',
-      outcome: 'pass',
-      reason: null,
-      summary: {},
-      startedAt: now,
-      durationMs: 40 + (i % 7),
-      steps: [],
-      facts: null,
-      responses: [],
-      contractChecks: [],
-    });
+    store.record(scheduledRun('ping', 'production', now, 40 + (i % 7), null));
     total += 1;
   }
   await store.flush();
