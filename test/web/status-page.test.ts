@@ -243,6 +243,8 @@ describe('the status page', () => {
       await env('sandbox').locator('[data-testid="latency-class"]').getAttribute('data-class'),
     ).not.toBe('critical');
     await page.screenshot({ path: `${SHOTS}/status-critical-1280.png`, fullPage: true });
+    // The README's picture (docs/status-page.png): one environment, its 90 days and its panels.
+    await production.screenshot({ path: `${SHOTS}/status-production-critical-1280.png` });
 
     sim.faults.remove(fault);
     await eventually(
