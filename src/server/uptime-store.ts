@@ -47,7 +47,11 @@ export interface Counts {
 }
 
 interface DayRecord extends Counts {
-  /** Durations of the passing runs, a count per latency bucket (dense in memory). */
+  /**
+   * Durations of the passing runs: `[bucket, count, ...]` pairs in bucket order, the used buckets
+   * only (a dozen on a typical day), in memory as in the file: dense, 90 days of every check
+   * would cost a third of a megabyte per environment.
+   */
   h: number[];
 }
 
@@ -138,15 +142,24 @@ function bucketMiddle(bucket: number): number {
   return 2 ** ((bucket - 0.5) / BUCKETS_PER_DOUBLING);
 }
 
-/** The q-quantile of a histogram, to the bucket's middle; null when it is empty. */
-export function quantile(histogram: readonly number[], q: number): number | null {
-  const total = histogram.reduce((sum, n) => sum + n, 0);
+/** Counts one more in `bucket` of a `[bucket, count, ...]` histogram, keeping bucket order. */
+function addToHistogram(pairs: number[], bucket: number): void {
+  let i = 0;
+  while (i < pairs.length && (pairs[i] ?? 0) < bucket) i += 2;
+  if (pairs[i] === bucket) pairs[i + 1] = (pairs[i + 1] ?? 0) + 1;
+  else pairs.splice(i, 0, bucket, 1);
+}
+
+/** The q-quantile of a `[bucket, count, ...]` histogram, to the bucket's middle; null if empty. */
+export function quantile(pairs: readonly number[], q: number): number | null {
+  let total = 0;
+  for (let i = 1; i < pairs.length; i += 2) total += pairs[i] ?? 0;
   if (total === 0) return null;
   const rank = Math.max(1, Math.ceil(q * total));
   let seen = 0;
-  for (let i = 0; i < histogram.length; i++) {
-    seen += histogram[i] ?? 0;
-    if (seen >= rank) return Math.round(bucketMiddle(i) * 10) / 10;
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    seen += pairs[i + 1] ?? 0;
+    if (seen >= rank) return Math.round(bucketMiddle(pairs[i] ?? 0) * 10) / 10;
   }
   return null;
 }
@@ -283,7 +296,7 @@ export class UptimeStore {
     const date = utcDate(t);
     let day = check.days.get(date);
     if (day === undefined) {
-      day = { ...emptyCounts(), h: new Array<number>(BUCKETS).fill(0) };
+      day = { ...emptyCounts(), h: [] };
       check.days.set(date, day);
     }
     const hourKey = Math.floor(t / HOUR_MS);
@@ -302,8 +315,7 @@ export class UptimeStore {
       }
     }
     if (result.outcome === 'pass') {
-      const b = bucketOf(result.durationMs);
-      day.h[b] = (day.h[b] ?? 0) + 1;
+      addToHistogram(day.h, bucketOf(result.durationMs));
     }
     if (isAvailability) this.trackIncident(env, result, failed, inWindow);
     this.dirty = true;
@@ -483,11 +495,7 @@ export class UptimeStore {
       for (const [check, record] of env.checks) {
         const days: Record<string, Counts & { h: number[] }> = {};
         for (const [date, day] of record.days) {
-          const h: number[] = [];
-          day.h.forEach((n, i) => {
-            if (n > 0) h.push(i, n);
-          });
-          days[date] = { r: day.r, f: day.f, mr: day.mr, mf: day.mf, h };
+          days[date] = { r: day.r, f: day.f, mr: day.mr, mf: day.mf, h: [...day.h] };
         }
         const hours: Record<string, Counts> = {};
         for (const [hour, c] of record.hours) hours[String(hour)] = { ...c };
@@ -512,14 +520,19 @@ export class UptimeStore {
         const record: CheckRecord = { days: new Map(), hours: new Map() };
         for (const [date, rawDay] of Object.entries(rawCheck.days ?? {})) {
           if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) continue;
-          const h = new Array<number>(BUCKETS).fill(0);
+          // Rebuilt bucket by bucket: a hand-edited file cannot break the order or the bounds.
+          const dense = new Array<number>(BUCKETS).fill(0);
           const pairs = Array.isArray(rawDay.h) ? rawDay.h : [];
           for (let i = 0; i + 1 < pairs.length; i += 2) {
             const b = pairs[i];
             if (typeof b === 'number' && Number.isInteger(b) && b >= 0 && b < BUCKETS) {
-              h[b] = count(pairs[i + 1]);
+              dense[b] = count(pairs[i + 1]);
             }
           }
+          const h: number[] = [];
+          dense.forEach((n, b) => {
+            if (n > 0) h.push(b, n);
+          });
           record.days.set(date, { ...countsOf(rawDay), h });
         }
         for (const [hour, rawHour] of Object.entries(rawCheck.hours ?? {})) {
