@@ -23,6 +23,7 @@ import { createServerApp } from './server/app.js';
 import { RunHistory } from './server/history.js';
 import { listenBounded } from './server/listen.js';
 import { StatusHistory } from './server/status.js';
+import { UptimeStore, uptimeStorePath } from './server/uptime-store.js';
 
 export interface DaemonOptions {
   /** The checks of this build, from the composition root (`checks/index.ts`). */
@@ -66,6 +67,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   let config = opts.config;
   /** Its environments: events of one a reload removed (its last runs) are logged, not recorded. */
   let configured = new Set(config.environments.map((env) => env.name));
+  // The 90-day record beside the session ledger (docs/configuration.md, "The uptime record"):
+  // only this thread writes it, at most once a minute and at shutdown. Read before the
+  // measurement thread starts: its first events find the record open.
+  const uptime = await UptimeStore.open({
+    path: uptimeStorePath(config.stateFile),
+    checks: opts.checks,
+    inMaintenance: (environment) => maintenance.isActive(environment),
+    onWriteError: (err) =>
+      logger.warn({ err, file: uptimeStorePath(config.stateFile) }, 'uptime record not written'),
+  });
+  if (uptime.recovered !== null) {
+    logger.warn({ detail: uptime.recovered }, 'uptime record unreadable; starting a new one');
+  }
   // The measurement thread starts first: its start-up (modules, environments, one cron task per
   // interval) runs on the other core while this thread builds the registry and binds the server.
   // Its events wait for `deliver`, which is set below, before this function first yields, so none
@@ -127,6 +141,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     runs: config.history.runs,
     environments: historyEnvironments(config.environments),
   });
+  const availabilityCheck = opts.checks.find((check) => check.availability !== undefined);
   let ready = false;
   let fail: (reason: string) => void = () => {};
   const failed = new Promise<string>((resolve) => (fail = resolve));
@@ -134,6 +149,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     registry: metrics.registry,
     status,
     history,
+    uptime: {
+      store: uptime,
+      // The configuration in force: a reload adds and removes environments here too.
+      environments: () =>
+        config.environments.map((env) => {
+          const section = availabilityCheck ? sectionOf(env, availabilityCheck) : null;
+          return { name: env.name, intervalMs: section?.enabled ? section.intervalMs : 0 };
+        }),
+      inMaintenance: (environment) => maintenance.isActive(environment),
+    },
     isReady: () => ready,
     logger,
   });
@@ -150,6 +175,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         if (event.result.followUp === true) break;
         status.add(event.result);
         history.add(event.result);
+        uptime.record(event.result);
         break;
       case 'follow_up':
         recorder.recordFollowUp(event.environment, event.check, event.event);
@@ -221,6 +247,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     });
   } catch (err) {
     maintenance.stop();
+    await uptime.close().catch(() => undefined);
     // No server, no daemon: the measurement thread stops too (it may not have started at all).
     await measurementStarted.then(
       (measurement) => measurement.stop(0),
@@ -241,6 +268,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     measurement = await measurementStarted;
   } catch (err) {
     maintenance.stop();
+    await uptime.close().catch(() => undefined);
     await closeServer(server);
     throw err;
   }
@@ -307,6 +335,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         ready = false;
         logger.info({ graceMs: config.shutdownTimeoutMs }, 'shutting down');
         await measurement.stop(config.shutdownTimeoutMs);
+        // After the last runs: they are in the record a restart reads.
+        await uptime.close().catch(() => undefined);
         maintenance.stop();
         await closeServer(server);
         logger.info({}, 'stopped');

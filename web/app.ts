@@ -1,12 +1,13 @@
 /**
  * The status page: polls `/api/history` (the whole retained history once, then only what came
- * since the last sequence number), merges it and renders one section per environment. Polling
+ * since the last sequence number), merges it and renders one section per environment; and
+ * `/api/uptime` (90 days per environment) once a minute, as its figures change no faster. Polling
  * stops while the tab is hidden. Everything is rendered from the document, whose `checks` list is
  * the daemon's registry: the page names no check.
  */
 import './style.css';
 import { renderEnvironment, type EnvironmentView } from './render.js';
-import type { CheckHistory, HistoryDocument } from './types.js';
+import type { CheckHistory, HistoryDocument, UptimeDocument } from './types.js';
 
 /** Refresh period: 5 s, or `?refresh=N` seconds (1–60). */
 const REFRESH_MS = (() => {
@@ -20,6 +21,10 @@ const views = new Map<string, EnvironmentView>();
 let doc: HistoryDocument | null = null;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let inFlight: AbortController | null = null;
+/** The record changes by the minute at most: fetched at load, then once a minute. */
+const UPTIME_REFRESH_MS = 60_000;
+let uptime: UptimeDocument | null = null;
+let uptimeFetchedAt = -Infinity;
 
 async function fetchHistory(after: number | null): Promise<HistoryDocument> {
   inFlight = new AbortController();
@@ -65,9 +70,22 @@ function merge(base: HistoryDocument, inc: HistoryDocument): void {
   }
 }
 
+/** Fetches `/api/uptime` when a minute passed since it was last fetched; failures wait too. */
+async function refreshUptime(): Promise<void> {
+  if (performance.now() - uptimeFetchedAt < UPTIME_REFRESH_MS) return;
+  uptimeFetchedAt = performance.now();
+  try {
+    const res = await fetch('api/uptime', { headers: { Accept: 'application/json' } });
+    if (res.ok) uptime = (await res.json()) as UptimeDocument;
+  } catch {
+    // The history's refresh says when the monitor cannot be reached.
+  }
+}
+
 async function refresh(): Promise<void> {
   clearTimeout(timer);
   try {
+    await refreshUptime();
     const inc = await fetchHistory(doc === null ? null : doc.seq);
     // A restarted daemon counts from 0 again: start over rather than merge.
     if (doc === null || inc.seq < doc.seq) doc = doc === null ? inc : await fetchHistory(null);
@@ -100,6 +118,8 @@ function render(current: HistoryDocument): void {
       container.appendChild(view.section);
     }
     view.update(current, now);
+    const record = uptime?.environments.find((e) => e.environment === name);
+    if (record !== undefined) view.uptime(record, uptime?.check ?? null);
   }
   document.body.dataset['ready'] = String(current.seq);
 }

@@ -46,3 +46,18 @@ export function median(values: number[]): number | null {
     ? (sorted[mid] ?? null)
     : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
+
+/** `99.93 %`: truncated, never rounded up to a better figure (as the badges); `–` without runs. */
+export function percent(availability: number | null): string {
+  if (availability === null) return '–';
+  if (availability >= 1) return '100 %';
+  return `${(Math.floor(availability * 10_000) / 100).toFixed(2)} %`;
+}
+
+/** `45 s`, `12 min`, `3.5 h`, `2.1 d`. */
+export function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 48 * 3600) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86400).toFixed(1)} d`;
+}

@@ -6,6 +6,7 @@
 import { LatencyChart } from './chart.js';
 import { el, replaceKeepingFocus, visible } from './dom.js';
 import { ago, clock, every, median, ms, span, words } from './format.js';
+import { uptimeCard } from './uptime.js';
 import type {
   CheckHistory,
   CheckInfo,
@@ -13,11 +14,14 @@ import type {
   HistoryDocument,
   Run,
   Sample,
+  UptimeEnvironment,
 } from './types.js';
 
 export interface EnvironmentView {
   section: HTMLElement;
   update(doc: HistoryDocument, now: number): void;
+  /** The environment's 90-day record (`/api/uptime`). */
+  uptime(env: UptimeEnvironment, check: string | null): void;
 }
 
 const MAX_FAILURES = 8;
@@ -64,11 +68,15 @@ export function renderEnvironment(name: string): EnvironmentView {
     hidden: true,
   });
   const grid = el('div', { class: 'grid' });
+  const record = uptimeCard(name);
+  // Hidden until `/api/uptime` answers: an empty card would only shift the layout.
+  record.root.hidden = true;
   const section = el(
     'section',
     { class: 'environment', 'aria-labelledby': headingId, 'data-environment': name },
     el('div', { class: 'env-head' }, el('h2', { id: headingId }, name), state),
     maintenance,
+    record.root,
     grid,
   );
   const selected = new Map<string, number>();
@@ -142,6 +150,10 @@ export function renderEnvironment(name: string): EnvironmentView {
       replaceKeepingFocus(state, ...headline(doc, env, now));
       maintenanceBanner(maintenance, env, now);
       for (const panel of panels ?? []) panel(doc, env, now);
+    },
+    uptime(env, check) {
+      record.root.hidden = false;
+      record.update(env, check);
     },
   };
 }

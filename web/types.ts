@@ -15,3 +15,10 @@ import type { HistoryDocument } from '../src/server/history.js';
 
 export type EnvironmentHistory = HistoryDocument['environments'][string];
 export type CheckInfo = HistoryDocument['checks'][number];
+
+import type { UptimeDocument } from '../src/server/uptime.js';
+
+export type { UptimeDocument };
+export type UptimeEnvironment = UptimeDocument['environments'][number];
+export type UptimeDay = UptimeEnvironment['days'][number];
+export type UptimeIncident = UptimeEnvironment['incidents'][number];

@@ -343,6 +343,13 @@ export interface Check<
   /** How the status page presents the check (see `PageView`); a plain row when absent. */
   page?: PageView;
   /**
+   * This check's scheduled runs are the environment's availability record: the days, uptime,
+   * incidents and badges of `/api/uptime` (docs/metrics.md). A run counts as failed when its
+   * reason is one of `failures`; a failure for another reason (our key rejected, our rate
+   * limited) counts as a run, not as the API failing. At most one check of a build has it.
+   */
+  availability?: { failures: readonly string[] };
+  /**
    * False for a check that sends no API request (it looks at the endpoint itself): `check <name>
    * --base-url URL` then needs no API key. Default true.
    */

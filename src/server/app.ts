@@ -1,6 +1,7 @@
 /**
  * The daemon's HTTP app (docs/metrics.md, "Endpoints"): `/metrics`, `/healthz`, `/readyz`,
- * `/api/status`, `/api/history` and the status page at `/` (also `/status`). A factory without `listen()`, so
+ * `/api/status`, `/api/history`, `/api/uptime`, the badges under `/badge/` and the status page at
+ * `/` (also `/status`). A factory without `listen()`, so
  * tests and the daemon choose the socket. Read-only: every path answers GET and HEAD only.
  * Serving never throws: every failure is logged through the injected logger and answered with 500.
  */
@@ -20,6 +21,8 @@ import {
   type QueryProblem,
 } from './query.js';
 import { MAX_STATUS_LIMIT, type StatusHistory, type StatusQuery } from './status.js';
+import { badgeRoutes, uptimeDocument, uptimeQuery, type UptimeSource } from './uptime.js';
+import { UptimeStore } from './uptime-store.js';
 
 export interface ServerAppOptions {
   /** The registry to expose (either content type); it is read, never modified. */
@@ -27,6 +30,8 @@ export interface ServerAppOptions {
   status: StatusHistory;
   /** The status page's history (`/api/history`); empty when absent. */
   history?: RunHistory;
+  /** The uptime record behind `/api/uptime` and the badges; empty when absent. */
+  uptime?: UptimeSource;
   /** Directory of the built page (index.html, app.js, ...); by default `dist/web/`. */
   webRoot?: string;
   /** True once config is loaded and schedules run; false before and during shutdown. */
@@ -46,6 +51,15 @@ const ENDPOINTS = [
   {
     path: '/api/history',
     what: 'JSON: the history behind the status page (?environment=&check=&after=&limit=)',
+  },
+  {
+    path: '/api/uptime',
+    what: 'JSON: 90 days of availability, uptime and incidents per environment (?environment=&days=)',
+  },
+  { path: '/badge/:environment.svg', what: 'SVG badge: the environment is up, down, ...' },
+  {
+    path: '/badge/:environment/uptime.svg',
+    what: 'SVG badge: its uptime (?window=24h|7d|30d|90d)',
   },
 ] as const;
 
@@ -104,29 +118,44 @@ export function createServerApp(opts: ServerAppOptions): Express {
       .send(ready ? 'ready\n' : 'not ready\n');
   });
 
-  app.get('/api/status', async (req, res) => {
-    const query = statusQuery(req.query, opts.status);
-    if (isProblem(query)) {
-      res.status(query.status).json({ error: query.problem });
-      return;
-    }
-    // Gzipped like the history: at 1000 environments the whole document is megabytes.
-    await sendCompressible(
-      req,
-      res,
-      JSON.stringify(opts.status.snapshot(query)),
-      'application/json',
-    );
-  });
-
-  app.get('/api/history', async (req, res) => {
-    const query = historyQuery(req.query, history);
-    if (isProblem(query)) {
-      res.status(query.status).json({ error: query.problem });
-      return;
-    }
-    await sendCompressible(req, res, JSON.stringify(history.document(query)), 'application/json');
-  });
+  /** A JSON endpoint: a bad query answers its 4xx, the document goes out gzipped when taken. */
+  const jsonEndpoint = <Query>(
+    path: string,
+    parse: (raw: Request['query']) => Query | QueryProblem,
+    build: (query: Query) => unknown,
+  ): void => {
+    app.get(path, async (req, res) => {
+      const query = parse(req.query);
+      if (isProblem(query)) {
+        res.status(query.status).json({ error: query.problem });
+        return;
+      }
+      // Gzipped: at 1000 environments the status and history documents are megabytes, and 90
+      // days of uptime are repetitive JSON a tenth the size gzipped.
+      await sendCompressible(req, res, JSON.stringify(build(query)), 'application/json');
+    });
+  };
+  jsonEndpoint(
+    '/api/status',
+    (raw) => statusQuery(raw, opts.status),
+    (query) => opts.status.snapshot(query),
+  );
+  jsonEndpoint(
+    '/api/history',
+    (raw) => historyQuery(raw, history),
+    (query) => history.document(query),
+  );
+  const uptime = opts.uptime ?? {
+    store: UptimeStore.memory({ checks: [] }),
+    environments: () => [],
+    inMaintenance: () => false,
+  };
+  jsonEndpoint(
+    '/api/uptime',
+    (raw) => uptimeQuery(raw, uptime),
+    (query) => uptimeDocument(uptime, query),
+  );
+  badgeRoutes(app, uptime);
 
   // Known paths answer other methods with 405 and the methods they allow.
   for (const path of [...ENDPOINTS.map((e) => e.path), '/status', '/assets/:name']) {

@@ -239,7 +239,7 @@ export class SessionLedger {
     );
     this.writes = write.catch(() => undefined);
     await this.track(write);
-    await this.removeDeadTemporaryFiles();
+    await removeDeadTemporaryFiles(this.path);
     for (const environment of new Set(adopted.map((e) => e.environment))) this.notify(environment);
     return { sessions: adopted, intents: lost };
   }
@@ -362,22 +362,27 @@ export class SessionLedger {
     }
     for (const listener of this.writableListeners) listener(writable, err);
   }
+}
 
-  private async removeDeadTemporaryFiles(): Promise<void> {
-    const prefix = `${basename(this.path)}.`;
-    let names: string[];
-    try {
-      names = await readdir(dirname(this.path));
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const match = /^\.?(\d+)\.(?:\d+\.)?tmp$/.exec(name.slice(prefix.length));
-      if (!name.startsWith(prefix) || !match) continue;
-      const pid = Number(match[1]);
-      if (pid !== process.pid && !processAlive(pid)) {
-        await unlink(join(dirname(this.path), name)).catch(() => undefined);
-      }
+/**
+ * Removes the temporary files (`<path>.<pid>.<n>.tmp`) that a process killed during its write
+ * left beside `path`: those of processes that no longer exist. The uptime record, written the
+ * same way, shares it.
+ */
+export async function removeDeadTemporaryFiles(path: string): Promise<void> {
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = /^\.?(\d+)\.(?:\d+\.)?tmp$/.exec(name.slice(prefix.length));
+    if (!name.startsWith(prefix) || !match) continue;
+    const pid = Number(match[1]);
+    if (pid !== process.pid && !processAlive(pid)) {
+      await unlink(join(dirname(path), name)).catch(() => undefined);
     }
   }
 }

@@ -17,9 +17,15 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { launchChromium, type RunningBrowser } from '../support/browser.js';
 import { eventually } from '../support/cli.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
+import { uptimeStorePath } from '../../src/server/uptime-store.js';
+import type { UptimeDocument } from '../../src/server/uptime.js';
+import { simulatedSize } from '../../bench/uptime-store.js';
+import { percent } from '../../web/format.js';
 
 const KEY = 'page-key-0f1e2d3c4b5a6978';
 const SHOTS = 'test-results/screenshots';
+/** A badge is 20 px high and about 200 wide, at the top left of its tab. */
+const BADGE_CLIP = { x: 0, y: 0, width: 240, height: 24 };
 /** The page polls every second here (`?refresh=1`); the demo and users get 5 s. */
 const REFRESH_MS = 1000;
 /**
@@ -94,6 +100,12 @@ beforeAll(async () => {
     { checks: CHECK_LIST, env: { PAGE_KEY: KEY } },
   );
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  // 90 days of record from an earlier run of the daemon: this start is a restart.
+  await simulatedSize(uptimeStorePath(loaded.config.stateFile), {
+    environments: ['sandbox', 'production'],
+    days: 90,
+    now: STARTED - 60_000,
+  });
   daemon = await startDaemon({
     checks: CHECK_LIST,
     config: loaded.config,
@@ -231,6 +243,8 @@ describe('the status page', () => {
       await env('sandbox').locator('[data-testid="latency-class"]').getAttribute('data-class'),
     ).not.toBe('critical');
     await page.screenshot({ path: `${SHOTS}/status-critical-1280.png`, fullPage: true });
+    // The README's picture (docs/status-page.png): one environment, its 90 days and its panels.
+    await production.screenshot({ path: `${SHOTS}/status-production-critical-1280.png` });
 
     sim.faults.remove(fault);
     await eventually(
@@ -304,6 +318,85 @@ describe('the status page', () => {
     }));
     expect(injected).toEqual({ pwned: null, scripts: 1, images: 0, svgs: 0, bold: 0 });
     await page.screenshot({ path: `${SHOTS}/status-1280.png`, fullPage: true });
+  });
+
+  it('shows the 90-day record after a restart: cells, figures as /api/uptime, hover and focus', async () => {
+    // The figures of the page's own fetch: live pings change today's while the test reads.
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/uptime');
+    await page.reload();
+    const doc = (await (await answered).json()) as UptimeDocument;
+    for (const name of ['sandbox', 'production']) {
+      const record = doc.environments.find((e) => e.environment === name);
+      const card = env(name).locator('[data-testid="uptime"]');
+      await card.locator('[data-testid="day"]').first().waitFor();
+      const cells = await card.locator('[data-testid="day"]').evaluateAll((buttons) =>
+        buttons.map((b) => ({
+          date: b.getAttribute('data-date'),
+          runs: Number(b.getAttribute('data-runs')),
+          failed: Number(b.getAttribute('data-failed')),
+          availability: b.getAttribute('data-availability'),
+        })),
+      );
+      expect(cells).toHaveLength(90);
+      expect(cells).toEqual(
+        record?.days.map((d) => ({
+          date: d.date,
+          runs: d.runs,
+          failed: d.failed,
+          availability: d.availability === null ? '' : String(d.availability),
+        })),
+      );
+      // The seeded quarter is full: every day but today's has its runs.
+      expect(cells.slice(0, -1).every((c) => c.runs > 0)).toBe(true);
+      const windows = await card
+        .locator('[data-window]')
+        .evaluateAll((dds) => dds.map((dd) => [dd.getAttribute('data-window'), dd.textContent]));
+      expect(windows).toEqual(
+        (['24h', '7d', '30d', '90d'] as const).map((w) => [w, percent(record?.uptime[w] ?? null)]),
+      );
+      // Incidents, the latest first, with cause and duration.
+      const incidents = card.locator('[data-testid="incident"]');
+      expect(await incidents.count()).toBe(Math.min(10, record?.incidents.length ?? 0));
+      if ((record?.incidents.length ?? 0) > 0) {
+        const first = record?.incidents[0];
+        expect(await incidents.first().textContent()).toContain(first?.cause);
+        expect(await incidents.first().locator('time').getAttribute('datetime')).toBe(first?.start);
+      }
+    }
+    const card = env('production').locator('[data-testid="uptime"]');
+    const detail = card.locator('[data-testid="day-detail"]');
+    // Hover: the day's figures below the strip.
+    const tenth = card.locator('[data-testid="day"]').nth(9);
+    await tenth.hover();
+    const label = await tenth.getAttribute('aria-label');
+    expect(label).toMatch(/available · \d+ ping runs, \d+ failed · p50 \d+ ms, p95 \d+ ms$/);
+    expect(await detail.textContent()).toBe(label);
+    // Keyboard: one tab stop for the strip, the arrow keys move along it.
+    expect(await card.locator('[data-testid="day"][tabindex="0"]').count()).toBe(1);
+    await card.locator('[data-testid="day"][tabindex="0"]').focus();
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowRight');
+    const second = card.locator('[data-testid="day"]').nth(1);
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'day');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-date'))).toBe(
+      await second.getAttribute('data-date'),
+    );
+    expect(await detail.textContent()).toBe(await second.getAttribute('aria-label'));
+    await page.mouse.move(0, 0);
+    await card.screenshot({ path: `${SHOTS}/status-uptime-1280.png` });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await card.screenshot({ path: `${SHOTS}/status-uptime-390.png` });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // The badges the record also feeds.
+    const badge = await fetch(`${daemon.url}/badge/production/uptime.svg?window=90d`);
+    expect(badge.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    const shown = await chromium.context.newPage();
+    await shown.goto(`${daemon.url}/badge/production/uptime.svg?window=90d`);
+    await shown.screenshot({ path: `${SHOTS}/badge-uptime.png`, clip: BADGE_CLIP });
+    await shown.goto(`${daemon.url}/badge/sandbox.svg`);
+    await shown.screenshot({ path: `${SHOTS}/badge-status.png`, clip: BADGE_CLIP });
+    await shown.close();
+    expect(problems).toEqual([]);
   });
 
   it('fits 390 px without horizontal scrolling, in light and dark', async () => {
@@ -417,7 +510,8 @@ describe('the status page', () => {
     console.log(
       `status page weight: first load ${firstBytes} bytes in ${first.length} requests ` +
         `(${first.map((s) => `${new URL(s.url).pathname} ${s.bytes}`).join(', ')}); ` +
-        `per refresh ${Math.round(perRefresh)} bytes (2 environments, 1 s pings)`,
+        `per refresh ${Math.round(perRefresh)} bytes (2 environments, 1 s pings); ` +
+        `/api/uptime once a minute`,
     );
     expect(first.length).toBeGreaterThanOrEqual(4);
     expect(firstBytes).toBeLessThan(250_000);

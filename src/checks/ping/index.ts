@@ -68,6 +68,18 @@ export const CONNECTION_MODES = ['new', 'reuse'] as const;
 export type ConnectionMode = (typeof CONNECTION_MODES)[number];
 
 /**
+ * The scheduled ping results that count as the API failing in the availability record
+ * (docs/dashboards.md, "Error budget"): not 401 or 429, which are about our key and our rate.
+ */
+export const AVAILABILITY_FAILURES: readonly PingResult[] = [
+  'server_error',
+  'timeout',
+  'network_error',
+  'unexpected_status',
+  'invalid_body',
+];
+
+/**
  * The scheduled ping results that start a confirmation sequence (besides critical latency): the
  * API failing or not answering. 401, 429, unexpected_status and invalid_body do not: confirmation
  * serves the latency and down pages, which do not count them.
@@ -360,6 +372,7 @@ export const pingCheck = defineCheck({
   // One request per run: isa_ping_attempts_total counts it, isa_ping_duration_seconds times it.
   ownRunMetrics: true,
   summaryKeys: ['latency_class', 'connection'],
+  availability: { failures: AVAILABILITY_FAILURES },
   async run(ctx) {
     await ctx.acquireBudget();
     const response = await ping(ctx.client, {
