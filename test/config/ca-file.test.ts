@@ -115,7 +115,7 @@ describe('environments[].ca_file', () => {
     ).toEqual(
       expect.arrayContaining([
         `environments[0].ca_file: cannot read ${missing}: no such file or directory`,
-        'environments[0].api_key_env: environment variable ISA_PRODUCTION_API_KEY is not set',
+        'environments[0].api_key_env: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled checks ping, providers and coverage send API requests',
         expect.stringMatching(/^environments\[0\]\.request_budget_per_second: /),
       ]),
     );
