@@ -7,25 +7,10 @@ import {
   loadConfig,
   parseConfigText,
   validateConfigDocument,
-  type LoadResult,
 } from '../../src/config/index.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
+import { environment, problems } from './helpers.js';
 import type { AnyCheck } from '../../src/kernel/check.js';
-
-function environment(...lines: string[]): string {
-  return [
-    'environments:',
-    '  - name: production',
-    '    base_url: https://api.example.invalid',
-    '    lifecycle: { enabled: false }',
-    ...lines.map((l) => `    ${l}`),
-  ].join('\n');
-}
-
-function problems(result: LoadResult): string[] {
-  if (result.ok) throw new Error('expected problems, got a valid config');
-  return formatProblems(result.problems).split('\n');
-}
 
 let dir: string;
 beforeAll(() => {
