@@ -10,10 +10,7 @@
  * Time model: the scenario starts at Unix time 0 (each check's module gives its runs' times).
  * Sessions open are set at the start of each minute.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { AnyCheck } from '../../src/kernel/check.js';
-import { wholeNumber, type ScenarioResults } from '../../src/checks/shared/scenario.js';
+import { wholeNumber } from '../../src/checks/shared/scenario.js';
 import {
   formatProblems,
   validateConfigDocument,
@@ -21,26 +18,8 @@ import {
 } from '../../src/config/index.js';
 import type { Recorder } from '../../src/metrics/recorder.js';
 import { confirmEvents } from './confirm-sequence.js';
-import { NO_EVENT, expandTimeline, type EnvironmentSpec } from './scenarios.js';
+import { NO_EVENT, SCENARIO_RESULTS, expandTimeline, type EnvironmentSpec } from './scenarios.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
-
-/**
- * Each registered check's `scenario-results.ts` (src/checks/shared/scenario.ts), found by its
- * name in the registry, in registry order; a check without one has no scenario timeline.
- */
-export const SCENARIO_RESULTS: ReadonlyArray<{ check: string; results: ScenarioResults }> =
-  await Promise.all(
-    (CHECK_LIST as readonly AnyCheck[])
-      .map((check) => ({
-        check: check.name,
-        url: new URL(`../../src/checks/${check.name}/scenario-results.ts`, import.meta.url),
-      }))
-      .filter(({ url }) => existsSync(fileURLToPath(url)))
-      .map(async ({ check, url }) => ({
-        check,
-        results: ((await import(url.href)) as { scenarioResults: ScenarioResults }).scenarioResults,
-      })),
-  );
 
 /** Something the daemon records at scenario second `at`. */
 export interface RecordedEvent {
@@ -49,8 +28,9 @@ export interface RecordedEvent {
 }
 
 /**
- * The configuration of the scenario's environments (thresholds, ping interval), built by the
- * daemon's own config validation so the configuration gauges are what a config file would give.
+ * The configuration of the scenario's environments (thresholds, and each check's section as its
+ * `scenario-results.ts` gives it), built by the daemon's own config validation so the
+ * configuration gauges are what a config file would give.
  */
 export function environmentConfigs(
   environments: Readonly<Record<string, EnvironmentSpec>>,
@@ -71,19 +51,15 @@ export function environmentConfigs(
               critical: ms(t.critical),
             },
           }),
-          // Confirmation pings only where the scenario says what the API answers them.
-          ping: {
-            interval: ms(spec.interval ?? 60),
-            confirm: { enabled: spec.confirm !== undefined },
-          },
-          // Lifecycle runs are synthetic here; the check only needs a valid section.
-          lifecycle: { addresses: [{ street1: '2 Pending Ave', zip: '80202' }] },
-          // Off by default, as in a config file: on only where the scenario has its timeline.
-          analytics: { enabled: spec.analytics !== undefined },
-          // The reference checks too: their series exist only where the scenario has a timeline.
-          providers: { enabled: spec.providers !== undefined },
-          coverage: { enabled: spec.coverage !== undefined },
-          tls: { enabled: spec.tls !== undefined },
+          ...Object.fromEntries(
+            SCENARIO_RESULTS.map(({ check, results }) => {
+              const setting = checkSetting(name, check, results.options, spec);
+              return [
+                check,
+                results.config?.(setting) ?? { enabled: setting.timeline !== undefined },
+              ];
+            }),
+          ),
         };
       }),
     },
@@ -91,6 +67,25 @@ export function environmentConfigs(
   );
   if (!loaded.ok) throw new Error(`scenario environments: ${formatProblems(loaded.problems)}`);
   return loaded.config.environments;
+}
+
+/** What a check reads of a scenario environment: its timeline and the keys of its own. */
+function checkSetting(
+  environment: string,
+  check: string,
+  options: object | undefined,
+  spec: EnvironmentSpec,
+): { name: string; timeline: string | undefined; options: Record<string, unknown> } {
+  const timeline = spec[check];
+  return {
+    name: environment,
+    timeline: typeof timeline === 'string' ? timeline : undefined,
+    options: Object.fromEntries(
+      Object.keys(options ?? {})
+        .filter((key) => spec[key] !== undefined)
+        .map((key) => [key, spec[key]]),
+    ),
+  };
 }
 
 /** Every event of one environment's timelines, as the recorder would receive it. */
@@ -108,14 +103,11 @@ export function environmentEvents(
     });
   }
   for (const { check, results } of SCENARIO_RESULTS) {
-    const timeline = (spec as Record<string, unknown>)[check];
     events.push(
       ...results.events({
-        name: environment,
-        timeline: typeof timeline === 'string' ? timeline : undefined,
+        ...checkSetting(environment, check, results.options, spec),
         minutes,
         thresholds: spec.thresholds,
-        confirm: spec.confirm,
         confirmSequence: confirmEvents,
       }),
     );

@@ -4,14 +4,43 @@
  * timelines. A scenario says what happened each minute (`10*ok 5*slow_critical`); this
  * module only reads that text. What an event means to the monitor is `check-results.ts`'s business,
  * and each check's `scenario-results.ts` for its own timeline.
+ *
+ * An environment's keys are the monitor's (below) and each registered check's: its timeline,
+ * under the check's name, and the keys its `scenario-results.ts` declares (`options`), so a new
+ * check's keys come from its folder.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import YAML from 'yaml';
 import { parseDuration } from './durations.js';
-
-import { NO_EVENT, expandTimeline } from '../../src/checks/shared/scenario.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import type { AnyCheck } from '../../src/kernel/check.js';
+import {
+  NO_EVENT,
+  expandTimeline,
+  type ScenarioResults,
+} from '../../src/checks/shared/scenario.js';
 
 export { NO_EVENT, expandTimeline };
+
+/**
+ * Each registered check's `scenario-results.ts` (src/checks/shared/scenario.ts), found by its
+ * name in the registry, in registry order; a check without one has no scenario timeline.
+ */
+export const SCENARIO_RESULTS: ReadonlyArray<{ check: string; results: ScenarioResults }> =
+  await Promise.all(
+    (CHECK_LIST as readonly AnyCheck[])
+      .map((check) => ({
+        check: check.name,
+        url: new URL(`../../src/checks/${check.name}/scenario-results.ts`, import.meta.url),
+      }))
+      .filter(({ url }) => existsSync(fileURLToPath(url)))
+      .map(async ({ check, url }) => ({
+        check,
+        results: ((await import(url.href)) as { scenarioResults: ScenarioResults }).scenarioResults,
+      })),
+  );
 
 const labelValue = z.union([z.string(), z.null()]);
 const firingSchema = z
@@ -36,39 +65,49 @@ const queryCheckSchema = z
   })
   .strict();
 
+/** The keys of a scenario environment that belong to the monitor, not to a check. */
+const monitorEnvironmentKeys = {
+  sessions: z.string().optional(),
+  /** Sessions reported unrecoverable each minute (counted at m:50). */
+  unrecoverable: z.string().optional(),
+  /**
+   * `isa_maintenance_active` per minute, set at m:00: 1 inside a maintenance window, 0 outside
+   * (`10*0 20*1`, padded with 0). Without it the gauge stays 0, as the daemon exports it.
+   */
+  maintenance: z.string().optional(),
+  thresholds: z
+    .object({ expected: z.number(), warning: z.number(), critical: z.number() })
+    .strict()
+    .optional(),
+};
+
+/**
+ * Each check's keys: its timeline under its name (what it means: the check's
+ * `scenario-results.ts`), and the keys of its own it declares. A key two owners claim is refused.
+ */
+function checkEnvironmentKeys(): Record<string, z.ZodType> {
+  const keys: Record<string, z.ZodType> = {};
+  const owners = new Map<string, string>(
+    Object.keys(monitorEnvironmentKeys).map((key) => [key, 'the monitor']),
+  );
+  const claim = (key: string, owner: string, schema: z.ZodType) => {
+    const other = owners.get(key);
+    if (other) throw new Error(`scenario key "${key}" of ${owner} is already ${other}'s`);
+    owners.set(key, owner);
+    keys[key] = schema;
+  };
+  for (const { check, results } of SCENARIO_RESULTS) {
+    claim(check, `the ${check} check`, z.string().optional());
+    for (const [key, schema] of Object.entries(results.options ?? {})) {
+      claim(key, `the ${check} check`, schema as z.ZodType);
+    }
+  }
+  return keys;
+}
+
 const environmentSchema = z
-  .object({
-    ping: z.string().optional(),
-    lifecycle: z.string().optional(),
-    sessions: z.string().optional(),
-    /** Sessions reported unrecoverable each minute (counted at m:50). */
-    unrecoverable: z.string().optional(),
-    /** Analytics run findings per minute; without it, analytics is disabled (no series). */
-    analytics: z.string().optional(),
-    /** Provider-list fetches: the number of providers listed, or `-` (no fetch that minute). */
-    providers: z.string().optional(),
-    /** Certificate checks: days left (`uN` untrusted, `mN` another host name), or `-`. */
-    tls: z.string().optional(),
-    /**
-     * Confirmation pings on (`ping.confirm`), and what the API answers them: one ping event per
-     * 10-second slot (`18*ok 6*slow_critical`, padded with ok). When they happen follows from the
-     * scheduled pings (`confirm-sequence.ts`). Without it, confirmation is off.
-     */
-    confirm: z.string().optional(),
-    /**
-     * `isa_maintenance_active` per minute, set at m:00: 1 inside a maintenance window, 0 outside
-     * (`10*0 20*1`, padded with 0). Without it the gauge stays 0, as the daemon exports it.
-     */
-    maintenance: z.string().optional(),
-    /** Coverage runs: a result of `isa_coverage_runs_total` per minute, or `-`. */
-    coverage: z.string().optional(),
-    thresholds: z
-      .object({ expected: z.number(), warning: z.number(), critical: z.number() })
-      .strict()
-      .optional(),
-    interval: z.number().positive().optional(),
-  })
-  .strict();
+  .object({ ...monitorEnvironmentKeys, ...checkEnvironmentKeys() })
+  .strict() as unknown as z.ZodType<EnvironmentSpec>;
 
 /**
  * One monitor of a several-location scenario: its own scrape target (an instance of its own and
@@ -121,7 +160,9 @@ const scenarioFileSchema = z
 
 export type ScenarioFile = z.infer<typeof scenarioFileSchema>;
 export type Scenario = z.infer<typeof scenarioSchema>;
-export type EnvironmentSpec = z.infer<typeof environmentSchema>;
+/** A scenario environment: the monitor's keys typed, each check's keys as its folder reads them. */
+export type EnvironmentSpec = z.infer<z.ZodObject<typeof monitorEnvironmentKeys>> &
+  Readonly<Record<string, unknown>>;
 export type AlertCheck = z.infer<typeof alertCheckSchema>;
 export type QueryCheck = z.infer<typeof queryCheckSchema>;
 export type FiringEntry = z.infer<typeof firingSchema>;

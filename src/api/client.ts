@@ -65,8 +65,12 @@ export type {
 export interface ApiClientOptions {
   /** Base address of one environment; may carry a path prefix (`http://host/env/production`). */
   baseUrl: string;
-  /** Sent as `Authorization: Bearer <apiKey>`; never returned, logged or thrown. */
-  apiKey: string;
+  /**
+   * Sent as `Authorization: Bearer <apiKey>`; never returned, logged or thrown. Null for an
+   * environment without a key (no enabled check sends an API request, docs/configuration.md "API
+   * keys"): requests then go without `Authorization`.
+   */
+  apiKey: string | null;
   /** The full `User-Agent` value, e.g. `isa-monitor/0.1.0`. */
   userAgent: string;
   /**
@@ -173,7 +177,10 @@ export class ApiClient implements ApiTransport {
     const base = parseBaseUrl(options.baseUrl);
     this.#origin = base.origin;
     this.#pathPrefix = base.pathPrefix;
-    if (typeof options.apiKey !== 'string' || !VISIBLE_ASCII.test(options.apiKey)) {
+    if (
+      options.apiKey !== null &&
+      (typeof options.apiKey !== 'string' || !VISIBLE_ASCII.test(options.apiKey))
+    ) {
       throw new Error('apiKey must be a non-empty string of visible ASCII characters');
     }
     if (typeof options.userAgent !== 'string' || !HEADER_TEXT.test(options.userAgent)) {
@@ -184,14 +191,15 @@ export class ApiClient implements ApiTransport {
       throw new Error('maxBodyBytes must be a positive integer');
     }
     this.#maxBodyBytes = maxBodyBytes;
+    const key = options.apiKey;
     this.#baseHeaders = {
-      authorization: `Bearer ${options.apiKey}`,
+      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
       accept: 'application/json',
       'user-agent': options.userAgent,
     };
-    this.#redact = redactor(options.apiKey);
+    this.#redact = key === null ? (text) => text : redactor(key);
     this.#redactBody =
-      options.apiKey.length >= MIN_BODY_REDACTION_LENGTH ? this.#redact : (text) => text;
+      key !== null && key.length >= MIN_BODY_REDACTION_LENGTH ? this.#redact : (text) => text;
     this.#onResponse = options.onResponse ?? (() => {});
     const extraCa = options.ca ?? [];
     if (extraCa.length > 0 && options.dispatcher !== undefined) {

@@ -70,7 +70,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
 
   const logger = createLogger({
     level: values.verbose ? 'debug' : 'warn',
-    secrets: [environment.apiKey],
+    secrets: environment.apiKey === null ? [] : [environment.apiKey],
     destination: pino.destination(2),
     pretty: false,
   });
@@ -169,11 +169,8 @@ function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult 
       {
         name: (values['environment'] as string | undefined) ?? 'cli',
         base_url: values['base-url'],
-        ...(keyless
-          ? { api_key_env: UNUSED_KEY_VAR }
-          : keyEnv
-            ? { api_key_env: keyEnv }
-            : { api_key_file: keyFile }),
+        // A keyless check names no source: its environment needs no key (docs/configuration.md).
+        ...(keyless ? {} : keyEnv ? { api_key_env: keyEnv } : { api_key_file: keyFile }),
         ...(caFile === undefined ? {} : { ca_file: caFile }),
         // One-shot: no schedule to fit into, so allow the spec's full polling window.
         request_budget_per_second: 2,
@@ -181,14 +178,8 @@ function configFromFlags(values: Flags, check: AnyCheck, io: CliIO): LoadResult 
       },
     ],
   };
-  // A check that sends no API request is given a key that is never sent, so the one-environment
-  // configuration is as valid as any other.
-  const env = keyless ? { ...io.env, [UNUSED_KEY_VAR]: 'unused-no-api-request' } : io.env;
-  return validateConfigDocument(document, { checks: CHECK_LIST, env, cwd: io.cwd });
+  return validateConfigDocument(document, { checks: CHECK_LIST, env: io.env, cwd: io.cwd });
 }
-
-/** The variable that holds the placeholder key of a check that sends no API request. */
-const UNUSED_KEY_VAR = 'ISA_MONITOR_UNUSED_API_KEY';
 
 function formatTrace(result: CheckResult, check: AnyCheck, environment: EnvironmentConfig): string {
   const lines = [

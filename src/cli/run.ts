@@ -63,7 +63,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     config = listen ? { ...loaded.config, listen } : loaded.config;
     logger = createLogger({
       level: values['log-level'] ?? config.logLevel,
-      secrets: config.environments.map((e) => e.apiKey),
+      secrets: config.environments.flatMap((e) => (e.apiKey === null ? [] : [e.apiKey])),
     });
     logger.info(
       { version: VERSION, environments: config.environments.map((e) => e.name), configFile },
@@ -124,7 +124,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     // The new keys are scrubbed before anything of the new configuration is logged.
     addSecrets(
       logger,
-      loaded.config.environments.map((env) => env.apiKey),
+      loaded.config.environments.flatMap((env) => (env.apiKey === null ? [] : [env.apiKey])),
     );
     for (const warning of loaded.warnings) {
       logger.warn({ key: warning.path }, `configuration: ${warning.path}: ${warning.message}`);

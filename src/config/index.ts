@@ -52,9 +52,13 @@ export interface EnvironmentSettings {
   name: string;
   /** http(s) URL without a trailing slash, credentials, query or fragment. */
   baseUrl: string;
-  /** The resolved secret; never log or print it. */
-  apiKey: string;
-  apiKeySource: ApiKeySource;
+  /**
+   * The resolved secret; never log or print it. Null (and its source null) only where no source is
+   * named, the default variable is unset and no enabled check sends an API request
+   * (docs/configuration.md, "API keys").
+   */
+  apiKey: string | null;
+  apiKeySource: ApiKeySource | null;
   /**
    * `ca_file`: its absolute path and PEM certificates, trusted in addition to the system's for
    * every request to the environment. Absent when not set.

@@ -66,8 +66,8 @@ export interface ResolvedTrust {
 
 /** A resolved API key, kept beside the parsed environment it belongs to. */
 export interface ResolvedSecret {
-  apiKey: string;
-  source: ApiKeySource;
+  apiKey: string | null;
+  source: ApiKeySource | null;
 }
 
 /**
@@ -298,6 +298,23 @@ function resolveSecret(v: Loose, issues: Issues, ctx: SchemaContext): ResolvedSe
     if (typeof name !== 'string' || !ENVIRONMENT_NAME_PATTERN.test(name)) return undefined;
     source = { kind: 'env', name: defaultApiKeyEnv(name) };
     key = 'api_key_env';
+    if (ctx.env[source.name] === undefined) {
+      // No source named and the default variable unset: fine where no enabled check sends an API
+      // request (e.g. only the tls check); otherwise say which checks need the key.
+      const users = checksUsingTheKey(v, ctx.checks);
+      if (users.length === 0) return { apiKey: null, source: null };
+      const resolution = resolveApiKey(source, ctx.env, ctx.readFile);
+      const message = resolution.ok ? '' : resolution.message;
+      issues.addIssue({
+        code: 'custom',
+        path: [key],
+        message:
+          users.length === 1
+            ? `${message}; the enabled check ${listNames(users)} sends API requests`
+            : `${message}; the enabled checks ${listNames(users)} send API requests`,
+      });
+      return undefined;
+    }
   }
   const resolution = resolveApiKey(source, ctx.env, ctx.readFile);
   if (!resolution.ok) {
@@ -305,6 +322,30 @@ function resolveSecret(v: Loose, issues: Issues, ctx: SchemaContext): ResolvedSe
     return undefined;
   }
   return { apiKey: resolution.apiKey, source };
+}
+
+/**
+ * The checks enabled in this environment that send API requests (`usesApiKey` not false), with
+ * each section's enabled default where the file leaves it out (which may depend on the base URL).
+ */
+function checksUsingTheKey(v: Loose, checks: readonly AnyCheck[]): string[] {
+  const baseUrl = typeof v['base_url'] === 'string' ? v['base_url'] : '';
+  return checks
+    .filter((check) => check.usesApiKey !== false)
+    .filter((check) => {
+      const enabled = asLoose(v[check.name])['enabled'];
+      if (typeof enabled === 'boolean') return enabled;
+      const fallback = check.config.defaults.enabled;
+      return typeof fallback === 'boolean' ? fallback : fallback({ baseUrl });
+    })
+    .map((check) => check.name);
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listNames(names: readonly string[]): string {
+  return names.length < 2
+    ? names.join('')
+    : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 /** Reads `ca_file` when set (and a string: other values have their own problem). */

@@ -3,11 +3,19 @@
  * series the real recorder writes for a scenario, and expected annotations rendered by promtool.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import type { AnyCheck } from '../../src/kernel/check.js';
 import { PING_BUCKETS } from '../../src/checks/ping/index.js';
 import { formatDuration, parseDuration } from '../../scripts/rules/durations.js';
 import { generateRuleTests } from '../../scripts/rules/gen-rule-tests.js';
 import { namesReadByRules, recordSeries } from '../../scripts/rules/recorded-series.js';
-import { expandTimeline, type Scenario } from '../../scripts/rules/scenarios.js';
+import {
+  SCENARIO_RESULTS,
+  expandTimeline,
+  parseScenarioFile,
+  type Scenario,
+} from '../../scripts/rules/scenarios.js';
 import {
   expandingNotation,
   expositionReader,
@@ -331,5 +339,37 @@ describe('durations', () => {
     expect(formatDuration(85_714)).toBe('1m25s714ms');
     expect(formatDuration(0)).toBe('0s');
     expect(() => formatDuration(1.5)).toThrow(/whole/);
+  });
+});
+
+describe('the scenario schema', () => {
+  const file = (environment: Record<string, unknown>) =>
+    YAML.stringify({
+      scenarios: [
+        {
+          name: 'keys',
+          environments: { production: environment },
+          checks: [{ at: '1m', alert: 'IsaApiDown' }],
+        },
+      ],
+    });
+
+  it("takes each registered check's timeline under its name, and the keys its folder declares", () => {
+    const names = (CHECK_LIST as readonly AnyCheck[]).map((check) => check.name);
+    expect(names).toEqual(expect.arrayContaining(['ping', 'lifecycle', 'tls']));
+    expect(SCENARIO_RESULTS.map((s) => s.check)).toEqual(names);
+    const parsed = parseScenarioFile(
+      file({ ...Object.fromEntries(names.map((name) => [name, '-'])), confirm: 'ok' }),
+      'keys.yaml',
+    );
+    expect(Object.keys(parsed.scenarios[0]?.environments['production'] ?? {})).toEqual(
+      expect.arrayContaining([...names, 'confirm']),
+    );
+  });
+
+  it('refuses a key no check and not the monitor declares, naming it', () => {
+    expect(() => parseScenarioFile(file({ certificate: '30' }), 'keys.yaml')).toThrow(
+      /keys\.yaml: .*certificate/s,
+    );
   });
 });

@@ -8,6 +8,7 @@ import { METRICS } from '../../src/checks/index.js';
 import { parseDuration } from '../../scripts/rules/durations.js';
 import {
   CONTRACT_ALERTS,
+  KNOWN_ALERTS,
   RULES_FILE,
   RUNBOOK_BASE,
   alertRules,
@@ -41,6 +42,12 @@ describe('alerts/isa-monitor.rules.yaml', () => {
     ]);
     expect(result.stderr + result.stdout).toContain('SUCCESS');
     expect(result.code, result.stderr).toBe(0);
+  });
+
+  it("derives the expected alerts from the monitor's and every check's rules, the contract's among them", () => {
+    for (const [name, list] of Object.entries(KNOWN_ALERTS)) {
+      expect([...(CONTRACT_ALERTS[name] ?? [])].sort(), name).toEqual([...list].sort());
+    }
   });
 
   it('defines every alert of the contract with exactly the expected severities', () => {

@@ -27,6 +27,18 @@ describe('ApiClient keeps the API key to itself', () => {
     server = undefined;
   });
 
+  it('sends no Authorization header when the environment has no key', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    client = new ApiClient({ baseUrl: server.url, apiKey: null, userAgent: USER_AGENT });
+    await ping(client, { timeoutMs: 5_000 });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]?.headers['authorization']).toBeUndefined();
+    expect(server.requests[0]?.headers['user-agent']).toBe(USER_AGENT);
+  });
+
   /** A server that echoes the Authorization header back everywhere it can. */
   async function echoingServer(): Promise<ApiClient> {
     server = await startServer((req, res) => {

@@ -2,31 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  formatProblems,
-  loadConfig,
-  parseConfigText,
-  type LoadResult,
-} from '../../src/config/index.js';
+import { loadConfig, parseConfigText } from '../../src/config/index.js';
 import { generateCertificates } from '../../src/simulator/certificates.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
+import { environment, problems } from './helpers.js';
 
 const ENV = { ISA_PRODUCTION_API_KEY: 'prod-key' };
-
-function environment(...lines: string[]): string {
-  return [
-    'environments:',
-    '  - name: production',
-    '    base_url: https://api.example.invalid',
-    '    lifecycle: { enabled: false }',
-    ...lines.map((l) => `    ${l}`),
-  ].join('\n');
-}
-
-function problems(result: LoadResult): string[] {
-  if (result.ok) throw new Error('expected problems, got a valid config');
-  return formatProblems(result.problems).split('\n');
-}
 
 let dir: string;
 let caPem: string;
@@ -115,7 +96,7 @@ describe('environments[].ca_file', () => {
     ).toEqual(
       expect.arrayContaining([
         `environments[0].ca_file: cannot read ${missing}: no such file or directory`,
-        'environments[0].api_key_env: environment variable ISA_PRODUCTION_API_KEY is not set',
+        'environments[0].api_key_env: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled checks ping, providers and coverage send API requests',
         expect.stringMatching(/^environments\[0\]\.request_budget_per_second: /),
       ]),
     );

@@ -43,7 +43,7 @@ describe('examples', () => {
         readFile,
       }),
     );
-    expect(config.environments.map((e) => [e.name, e.apiKeySource.kind, e.apiKey])).toEqual([
+    expect(config.environments.map((e) => [e.name, e.apiKeySource?.kind, e.apiKey])).toEqual([
       ['production', 'env', 'production-key'],
       ['sandbox', 'file', 'sandbox-key'],
     ]);

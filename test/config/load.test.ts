@@ -526,11 +526,11 @@ describe('configuration from environment variables only', () => {
     expect(problems(loadConfig({ checks: CHECK_LIST, env, cwd: dir }))).toEqual([
       'ISA_SANDBOX_API_KEY_FILE: cannot be combined with ISA_SANDBOX_API_KEY: set only one of them',
       'ISA_PRODUCTION_BASE_URL: must be an http:// or https:// URL',
-      'ISA_PRODUCTION_API_KEY: environment variable ISA_PRODUCTION_API_KEY is not set',
+      'ISA_PRODUCTION_API_KEY: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled checks ping, lifecycle, providers and coverage send API requests',
       'ISA_ENVIRONMENTS: must start with a lowercase letter and contain only lowercase letters, digits, "_" and "-", at most 32 characters (got "Sandbox")',
       'ISA_SANDBOX_BASE_URL: is required',
       'ISA_PRODUCTION_BASE_URL: must be an http:// or https:// URL',
-      'ISA_PRODUCTION_API_KEY: environment variable ISA_PRODUCTION_API_KEY is not set',
+      'ISA_PRODUCTION_API_KEY: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled checks ping, lifecycle, providers and coverage send API requests',
       'ISA_ENVIRONMENTS: duplicate environment name "production"',
     ]);
   });
@@ -576,7 +576,7 @@ describe('validateConfigDocument', () => {
     ).toEqual([
       'environments[0].base_url: is required',
       'environments[0].lifecycle.addresses: required when lifecycle is enabled',
-      'environments[0].api_key_env: environment variable ISA_ADHOC_API_KEY is not set',
+      'environments[0].api_key_env: environment variable ISA_ADHOC_API_KEY is not set; the enabled checks ping, lifecycle, providers and coverage send API requests',
     ]);
   });
 });

@@ -113,7 +113,7 @@ const ROWS: Row[] = [
     yaml: production(ADDRESSES),
     env: {},
     problems: [
-      'environments[0].api_key_env: environment variable ISA_PRODUCTION_API_KEY is not set',
+      'environments[0].api_key_env: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled checks ping, lifecycle, providers and coverage send API requests',
     ],
   },
   {

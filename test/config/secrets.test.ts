@@ -6,24 +6,11 @@ import {
   formatProblems,
   loadConfig,
   parseConfigText,
-  type LoadResult,
+  validateConfigDocument,
 } from '../../src/config/index.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
-
-function environment(...lines: string[]): string {
-  return [
-    'environments:',
-    '  - name: production',
-    '    base_url: https://api.example.invalid',
-    '    lifecycle: { enabled: false }',
-    ...lines.map((l) => `    ${l}`),
-  ].join('\n');
-}
-
-function problems(result: LoadResult): string[] {
-  if (result.ok) throw new Error('expected problems, got a valid config');
-  return formatProblems(result.problems).split('\n');
-}
+import { environment, problems } from './helpers.js';
+import type { AnyCheck } from '../../src/kernel/check.js';
 
 let dir: string;
 beforeAll(() => {
@@ -180,5 +167,66 @@ describe('secret values never appear in problems', () => {
     const text = result.ok ? '' : formatProblems(result.problems);
     expect(text).toContain('ISA_PRODUCTION_API_KEY');
     for (const secret of SECRETS) expect(text).not.toContain(secret);
+  });
+});
+
+describe('an environment whose enabled checks send no API request', () => {
+  // Enabled: exactly the checks that send no API request (the tls check among them).
+  const keyless = (CHECK_LIST as readonly AnyCheck[]).filter((c) => c.usesApiKey === false);
+  const users = (CHECK_LIST as readonly AnyCheck[]).filter((c) => c.usesApiKey !== false);
+  const document = (extra: Record<string, unknown> = {}) => ({
+    environments: [
+      {
+        name: 'production',
+        base_url: 'https://api.example.invalid',
+        ...Object.fromEntries(CHECK_LIST.map((c) => [c.name, { enabled: c.usesApiKey === false }])),
+        ...extra,
+      },
+    ],
+  });
+
+  it('knows checks of both kinds', () => {
+    expect(keyless.map((c) => c.name)).toContain('tls');
+    expect(users.map((c) => c.name)).toEqual(expect.arrayContaining(['ping', 'lifecycle']));
+  });
+
+  it('needs no key: without a source and with the default variable unset, it has none', () => {
+    const result = validateConfigDocument(document(), { checks: CHECK_LIST, env: {} });
+    if (!result.ok) throw new Error(formatProblems(result.problems));
+    expect(result.config.environments[0]).toMatchObject({ apiKey: null, apiKeySource: null });
+  });
+
+  it('still reads the default variable when it is set', () => {
+    const result = validateConfigDocument(document(), {
+      checks: CHECK_LIST,
+      env: { ISA_PRODUCTION_API_KEY: 'prod-key' },
+    });
+    if (!result.ok) throw new Error(formatProblems(result.problems));
+    expect(result.config.environments[0]).toMatchObject({
+      apiKey: 'prod-key',
+      apiKeySource: { kind: 'env', name: 'ISA_PRODUCTION_API_KEY' },
+    });
+  });
+
+  it('still refuses a named source that cannot be read', () => {
+    const result = validateConfigDocument(document({ api_key_env: 'PROD_KEY' }), {
+      checks: CHECK_LIST,
+      env: {},
+    });
+    expect(problems(result)).toEqual([
+      'environments[0].api_key_env: environment variable PROD_KEY is not set',
+    ]);
+  });
+
+  it('needs the key again once a check that sends API requests is enabled, and names it', () => {
+    const [user] = users;
+    if (!user) throw new Error('no check sends API requests');
+    const result = validateConfigDocument(document({ [user.name]: { enabled: true } }), {
+      checks: CHECK_LIST,
+      env: {},
+    });
+    expect(problems(result)).toEqual([
+      `environments[0].api_key_env: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled check ${user.name} sends API requests`,
+    ]);
   });
 });

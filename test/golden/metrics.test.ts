@@ -13,19 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { createServerApp } from '../../src/server/app.js';
 import { StatusHistory } from '../../src/server/status.js';
-import {
-  T0,
-  analyticsResult,
-  coverageResult,
-  lifecycleResult,
-  pingResult,
-  providersResult,
-  tlsResult,
-  testMetrics,
-} from '../metrics/fixtures.js';
+import { CHECK_FIXTURES, pingResult, sampleResults, testMetrics } from '../metrics/fixtures.js';
 import { serve, type Served } from '../server/serve.js';
 import { testEnvironment } from '../support/harness.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
+import type { AnyCheck } from '../../src/kernel/check.js';
 
 const GOLDEN = fileURLToPath(new URL('./metrics.txt', import.meta.url));
 
@@ -82,23 +74,14 @@ beforeAll(async () => {
     recorder.describeEnvironment(
       testEnvironment('http://127.0.0.1:9', {
         name: environment,
+        ...Object.fromEntries(CHECK_FIXTURES.map(({ check }) => [check, { enabled: true }])),
+        // Described by testMetrics already.
         ping: { enabled: false },
         lifecycle: { enabled: false },
-        providers: { enabled: true },
-        coverage: { enabled: true },
-        analytics: { enabled: true },
       }),
     );
-    recorder.recordResult(providersResult({ environment }));
-    recorder.recordResult(coverageResult({ environment }));
-    recorder.recordResult(analyticsResult({ environment }));
-    recorder.recordResult(tlsResult({ environment }));
-    for (const kind of ['ok', 'timeout', 'unauthorized', 'teapot'] as const) {
-      recorder.recordResult(pingResult(kind, { environment }));
-    }
-    for (const kind of ['success', 'qualify_timeout', 'not_gone_after_close'] as const) {
-      recorder.recordResult(lifecycleResult(kind, { environment, startedAt: T0 }));
-    }
+    // Every registered check's sample results (its folder's fixtures.ts).
+    for (const result of sampleResults(environment)) recorder.recordResult(result);
     // A confirmation sequence: a confirmation ping, its start and its end.
     recorder.recordFollowUp(environment, 'ping', { type: 'started' });
     recorder.recordResult({ ...pingResult('timeout', { environment }), followUp: true });
@@ -123,6 +106,17 @@ describe('golden metric set', () => {
     expect(existsSync(GOLDEN), 'golden file missing: run with UPDATE_GOLDEN=1').toBe(true);
     // A plain string comparison, so the failure shows a line diff.
     expect(actual).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it("records every registered check's fixtures", () => {
+    const names = (CHECK_LIST as readonly AnyCheck[]).map((check) => check.name);
+    expect(names).toEqual(expect.arrayContaining(['ping', 'lifecycle', 'tls']));
+    expect(CHECK_FIXTURES.map((f) => f.check)).toEqual(names);
+    for (const { check, fixtures } of CHECK_FIXTURES) {
+      const results = fixtures.sampleResults('production');
+      expect(results.length, check).toBeGreaterThan(0);
+      expect(new Set(results.map((r) => r.check)), check).toEqual(new Set([check]));
+    }
   });
 
   it('pins the labels of every family: each has at least one sample', async () => {

@@ -11,15 +11,7 @@ import { createMetrics } from '../../src/metrics/registry.js';
 import { createServerApp } from '../../src/server/app.js';
 import { StatusHistory } from '../../src/server/status.js';
 import { requireTool } from '../alerts/tools.js';
-import {
-  BUILD,
-  analyticsResult,
-  coverageResult,
-  environment,
-  lifecycleResult,
-  pingResult,
-  providersResult,
-} from '../metrics/fixtures.js';
+import { BUILD, environment, sampleResults } from '../metrics/fixtures.js';
 import { eventually, metricSum, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 import { serve, type Served } from './serve.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
@@ -42,15 +34,8 @@ beforeAll(async () => {
     build: BUILD,
   });
   const recorder = new Recorder(metrics);
-  for (const kind of ['ok', 'timeout', 'unauthorized', 'teapot'] as const) {
-    recorder.recordResult(pingResult(kind));
-  }
-  for (const kind of ['success', 'qualify_timeout', 'not_gone_after_close'] as const) {
-    recorder.recordResult(lifecycleResult(kind));
-  }
-  for (const result of [providersResult(), coverageResult(), analyticsResult()]) {
-    recorder.recordResult(result);
-  }
+  // Every registered check's sample results (its folder's fixtures.ts).
+  for (const result of sampleResults('production')) recorder.recordResult(result);
   served = await serve(
     createServerApp({
       registry: metrics.registry,

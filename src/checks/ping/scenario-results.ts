@@ -5,7 +5,13 @@
  * starts at m·60 + 1 s and finishes after its duration. Where the scenario gives `confirm`,
  * confirmation pings follow the scheduled ones as the daemon's follow-up policy sends them, each
  * answered by the event of its 10-second slot.
+ *
+ * Its keys in a scenario environment beside `ping`: `confirm` (confirmation pings on, as
+ * `ping.confirm`, and what the API answers them: one ping event per 10-second slot,
+ * `18*ok 6*slow_critical`, padded with ok; without it confirmation is off) and `interval` (the
+ * ping interval in seconds, default 60). Pings run in every environment of a scenario.
  */
+import { z } from 'zod';
 import type { CheckResult } from '../../kernel/check.js';
 import {
   NO_EVENT,
@@ -36,8 +42,21 @@ export const PING_EVENTS: Readonly<
   invalid_body: { result: 'invalid_body', seconds: 0.05, code: '200' },
 };
 
-export const scenarioResults: ScenarioResults = {
-  events({ name: environment, timeline, minutes, thresholds, confirm, confirmSequence }) {
+/** The ping check's own keys in a scenario environment (the header above). */
+interface PingScenarioOptions {
+  confirm: string;
+  interval: number;
+}
+
+export const scenarioResults: ScenarioResults<PingScenarioOptions> = {
+  options: { confirm: z.string().optional(), interval: z.number().positive().optional() },
+  config: ({ options }) => ({
+    interval: `${Math.round((options.interval ?? 60) * 1000)}ms`,
+    // Confirmation pings only where the scenario says what the API answers them.
+    confirm: { enabled: options.confirm !== undefined },
+  }),
+  events({ name: environment, timeline, minutes, thresholds, options, confirmSequence }) {
+    const confirm = options.confirm;
     const events: RecordedEvent[] = [];
     const scheduled: Array<ScheduledPing & { ping: (typeof PING_EVENTS)[string] }> = [];
     const critical = thresholds?.critical ?? 1;

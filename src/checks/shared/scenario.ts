@@ -8,6 +8,7 @@
  * Design-time only: nothing the daemon runs imports this module or a `scenario-results.ts`, so
  * the bundle (scripts/build.mjs, from src/cli.ts) leaves them out.
  */
+import type { z } from 'zod';
 import type { CheckResult, FollowUpEvent } from '../../kernel/check.js';
 
 /** The event for "nothing this minute" (no ping, no finished lifecycle run). */
@@ -55,23 +56,46 @@ export type ConfirmSequence = <T extends PingOutcome>(
   answer: (t: number) => T,
 ) => Array<ConfirmEvent<T>>;
 
-/** One environment of a scenario, as a check's timeline is read in it. */
-export interface ScenarioEnvironment {
+/**
+ * One environment of a scenario, as a check reads it: its timeline and the values of the keys of
+ * its own (`options`) that the scenario gives.
+ */
+export interface ScenarioSetting<O = Record<string, unknown>> {
   name: string;
   /** The check's timeline in this environment (its key in the scenario), if any. */
   timeline: string | undefined;
+  /** The values of the check's own keys (`ScenarioResults.options`) in this environment. */
+  options: Partial<O>;
+}
+
+/** One environment of a scenario, as a check's timeline is read in it. */
+export interface ScenarioEnvironment<O = Record<string, unknown>> extends ScenarioSetting<O> {
   minutes: number;
   /** The environment's latency thresholds in seconds, when the scenario sets them. */
   thresholds?: { expected: number; warning: number; critical: number } | undefined;
-  /** What the API answers confirmation pings, per 10-second slot, when they are on. */
-  confirm?: string | undefined;
   /** How the daemon sends confirmation pings after scheduled ones. */
   confirmSequence: ConfirmSequence;
 }
 
-/** A check's rule-test events: its timeline's events, as the recorder receives them. */
-export interface ScenarioResults {
-  events(environment: ScenarioEnvironment): RecordedEvent[];
+/**
+ * A check's side of the rule-test scenarios: the keys it adds to a scenario environment, its config
+ * section there, and its timeline's events. The scenario schema (scripts/rules/scenarios.ts) and
+ * the environments' configuration are assembled from these, so the generator names no check.
+ */
+export interface ScenarioResults<O = Record<string, unknown>> {
+  /**
+   * Keys of its own beside its timeline (the key named after the check), each with its schema;
+   * a scenario gives them per environment (ping: `confirm`, what confirmation pings are answered).
+   */
+  options?: { readonly [K in keyof O]-?: z.ZodType<O[K] | undefined> };
+  /**
+   * The check's config section in a scenario environment, validated by the daemon's own config
+   * validation with the rest of the file. Without it the check is enabled exactly where the
+   * scenario gives its timeline (`{ enabled: timeline !== undefined }`).
+   */
+  config?(setting: ScenarioSetting<O>): Record<string, unknown>;
+  /** Its timeline's events, as the recorder receives them. */
+  events(environment: ScenarioEnvironment<O>): RecordedEvent[];
 }
 
 /**

@@ -1,15 +1,15 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../src/kernel/check.js';
-import { pingCheck, type PingFacts } from '../../src/checks/ping/index.js';
-import type { Fault } from '../../src/simulator/index.js';
+import type { CheckResult } from '../../kernel/check.js';
+import { pingCheck, type PingFacts } from './index.js';
+import type { Fault } from '../../simulator/index.js';
 import {
   startTestSimulator,
   testEnvironment,
   testRuntime,
   type TestSimulator,
-} from '../support/harness.js';
+} from '../../../test/support/harness.js';
 
 let sim: TestSimulator;
 beforeAll(async () => {

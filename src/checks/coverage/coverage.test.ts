@@ -1,20 +1,20 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../src/kernel/check.js';
+import type { CheckResult } from '../../kernel/check.js';
 import {
   coverageCheck,
   matchedAreasViolation,
   type CoverageConfig,
   type CoverageFacts,
-} from '../../src/checks/coverage/index.js';
-import type { Fault, SimEndpoint } from '../../src/simulator/index.js';
+} from './index.js';
+import type { Fault, SimEndpoint } from '../../simulator/index.js';
 import {
   startTestSimulator,
   testEnvironment,
   testRuntime,
   type TestSimulator,
-} from '../support/harness.js';
+} from '../../../test/support/harness.js';
 
 let sim: TestSimulator;
 beforeAll(async () => {

@@ -3,23 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Agent } from 'undici';
-import { EnvironmentRuntime } from '../../src/environment.js';
-import { REFILL_HEADROOM } from '../../src/limits/request-budget.js';
-import type { CheckResult } from '../../src/kernel/check.js';
-import {
-  lifecycleCheck,
-  type AddressConfig,
-  type LifecycleFacts,
-} from '../../src/checks/lifecycle/index.js';
-import type { FaultRule } from '../../src/simulator/index.js';
+import { EnvironmentRuntime } from '../../environment.js';
+import { REFILL_HEADROOM } from '../../limits/request-budget.js';
+import type { CheckResult } from '../../kernel/check.js';
+import { lifecycleCheck, type AddressConfig, type LifecycleFacts } from './index.js';
+import type { FaultRule } from '../../simulator/index.js';
 import {
   startTestSimulator,
   testEnvironment,
   testRuntime,
   type EnvironmentOverrides,
   type TestSimulator,
-} from '../support/harness.js';
-import { CHECK_LIST } from '../../src/checks/index.js';
+} from '../../../test/support/harness.js';
+import { CHECK_LIST } from '../index.js';
 
 let sim: TestSimulator;
 let zip = 10000;

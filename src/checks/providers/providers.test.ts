@@ -1,19 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceProvider } from '../../src/api/schemas.js';
-import type { CheckResult } from '../../src/kernel/check.js';
-import {
-  orderViolation,
-  providersCheck,
-  type ProvidersFacts,
-} from '../../src/checks/providers/index.js';
-import type { EnvironmentRuntime } from '../../src/environment.js';
-import type { Fault } from '../../src/simulator/index.js';
+import type { ServiceProvider } from '../../api/schemas.js';
+import type { CheckResult } from '../../kernel/check.js';
+import { orderViolation, providersCheck, type ProvidersFacts } from './index.js';
+import type { EnvironmentRuntime } from '../../environment.js';
+import type { Fault } from '../../simulator/index.js';
 import {
   startTestSimulator,
   testEnvironment,
   testRuntime,
   type TestSimulator,
-} from '../support/harness.js';
+} from '../../../test/support/harness.js';
 
 let sim: TestSimulator;
 let runtime: EnvironmentRuntime;

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
-import { analyticsCheck, type AnalyticsFacts } from '../../src/checks/analytics/index.js';
-import type { CheckResult } from '../../src/kernel/check.js';
-import { lifecycleCheck } from '../../src/checks/lifecycle/index.js';
-import { BackoffGate } from '../../src/limits/backoff-gate.js';
-import { RequestBudget } from '../../src/limits/request-budget.js';
-import { runCheck } from '../../src/runner.js';
-import { SessionJournal } from '../../src/sessions/journal.js';
+import { ApiClient } from '../../api/client.js';
+import { analyticsCheck, type AnalyticsFacts } from './index.js';
+import type { CheckResult } from '../../kernel/check.js';
+import { lifecycleCheck } from '../lifecycle/index.js';
+import { BackoffGate } from '../../limits/backoff-gate.js';
+import { RequestBudget } from '../../limits/request-budget.js';
+import { runCheck } from '../../runner.js';
+import { SessionJournal } from '../../sessions/journal.js';
 import {
   API_KEY,
   captureLogger,
@@ -15,9 +15,9 @@ import {
   testRuntime,
   type EnvironmentOverrides,
   type TestSimulator,
-} from '../support/harness.js';
-import { createSession } from '../../src/api/sessions.js';
-import { ping } from '../../src/checks/ping/request.js';
+} from '../../../test/support/harness.js';
+import { createSession } from '../../api/sessions.js';
+import { ping } from '../ping/request.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,0 +1,28 @@
+/**
+ * The tls check's test fixtures: a verified chain (src/checks/shared/fixtures.ts).
+ */
+import type { CheckResult } from '../../kernel/check.js';
+import { passingRun, type CheckFixtures, type FixtureOptions } from '../shared/fixtures.js';
+import type { TlsFacts } from './inspect.js';
+
+/** A tls Result: a verified chain that ends on 2027-01-01, well ahead. */
+export function tlsResult(opts: FixtureOptions = {}): CheckResult {
+  const facts: TlsFacts = {
+    result: 'ok',
+    reason: null,
+    earliestNotAfter: 1_798_761_600,
+    daysLeft: 40,
+    verified: true,
+    authorized: true,
+    authorizationError: null,
+    hostnameMatches: true,
+    hostnameError: null,
+    chainLength: 2,
+    durationMs: 12,
+  };
+  return { ...passingRun('tls', facts, [], opts), contractChecks: [] };
+}
+
+export const fixtures: CheckFixtures = {
+  sampleResults: (environment) => [tlsResult({ environment })],
+};
