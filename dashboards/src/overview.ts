@@ -572,7 +572,7 @@ function objectivesSection() {
   const burned = linePanel({
     title: 'When the budget burned (hourly)',
     description:
-      "Each objective's burn rate over each hour: the hours that spent the budget. A bar above 1× spent more than that hour's share.",
+      "Each objective's burn rate over each hour: the hours that spent the budget. Above 1×, an hour spent more than its share.",
     unit: 'suffix:×',
     queries: [
       {
