@@ -116,6 +116,16 @@ export function minimumEvents(factor: number, budget: number): number {
   return Math.ceil(1 / (factor * budget) - 1e-9);
 }
 
+/**
+ * A YAML scalar as the repository's Prettier writes it (the rules file is checked by
+ * `prettier --check`): plain when it is a simple word, else single-quoted.
+ */
+function yamlScalar(value: string): string {
+  return /^[A-Za-z0-9][A-Za-z0-9 ._-]*$/.test(value) && !/^(true|false|null|yes|no|~)$/i.test(value)
+    ? value
+    : `'${value.replaceAll("'", "''")}'`;
+}
+
 /** The error budget of `objective` (percent), as a ratio, without binary rounding noise. */
 export function errorBudget(objective: Objective): number {
   return Number((1 - objective.objective / 100).toFixed(10));
@@ -135,7 +145,7 @@ export function sloRulesFragment(spec: SloSpec): string {
       .map((line) => `${' '.repeat(spaces)}${line}`)
       .join('\n');
   const labelLines = (labels: Record<string, string>) =>
-    Object.entries(labels).map(([key, value]) => `          ${key}: ${JSON.stringify(value)}`);
+    Object.entries(labels).map(([key, value]) => `          ${key}: ${yamlScalar(value)}`);
   for (const slo of spec.slos) {
     const id = `${spec.service}-${slo.name}`;
     const budget = errorBudget(slo);
@@ -153,7 +163,7 @@ export function sloRulesFragment(spec: SloSpec): string {
       lines.push(...labelLines(labels));
     };
     lines.push(
-      '',
+      ...(slo === spec.slos[0] ? [] : ['']),
       `      # ---- ${slo.name}: ${slo.description} Objective ${slo.objective} % over ${PERIOD}. ----`,
     );
     const over = (query: string, w: string) => query.replaceAll('{{.window}}', w);
@@ -226,7 +236,7 @@ export function sloRulesFragment(spec: SloSpec): string {
       `          sloth_slo: ${slo.name}`,
       '          sloth_severity: ticket',
       '        annotations:',
-      `          summary: ${JSON.stringify(slo.summary)}`,
+      `          summary: ${yamlScalar(slo.summary)}`,
       `          description: '${slo.name} of the {{ $labels.environment }} ISA API burns its ${String(Number((budget * 100).toFixed(6)))}% error budget {{ printf "%.1f" $value }} times faster than the ${slo.objective}% objective allows.'`,
       '          runbook_url: https://github.com/isa-monitor/isa-monitor/blob/main/docs/runbooks.md#isasloerrorbudgetburn',
     );
