@@ -347,8 +347,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   };
 }
 
-/** Whether `event` is about an environment that is no longer configured. */
-function fromRemovedEnvironment(event: MeasurementEvent, configured: ReadonlySet<string>): boolean {
+/**
+ * Whether `event` is about an environment that is no longer configured, and so has no series
+ * left to record. A session reported unrecoverable is not: the runtime of a removed environment
+ * still sweeps its sessions (docs/configuration.md, "Reload"), and one nobody can close is what
+ * `IsaSyntheticSessionsUnrecoverable` must still see, so it is counted whatever the configuration.
+ */
+export function fromRemovedEnvironment(
+  event: MeasurementEvent,
+  configured: ReadonlySet<string>,
+): boolean {
   switch (event.type) {
     case 'result':
       return !configured.has(event.result.environment);
@@ -356,7 +364,6 @@ function fromRemovedEnvironment(event: MeasurementEvent, configured: ReadonlySet
     case 'abandoned':
     case 'follow_up':
     case 'sessions_open':
-    case 'session_unrecoverable':
       return !configured.has(event.environment);
     default:
       return false;

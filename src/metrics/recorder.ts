@@ -150,12 +150,12 @@ export class Recorder {
     this.metrics.syntheticSessionsUnrecoverable.inc({ environment }, count);
   }
 
-  /** Whether the session ledger can be written (`isa_session_ledger_writable`). */
   /** Whether `environment` is inside a maintenance window (`isa_maintenance_active`). */
   setMaintenanceActive(environment: string, active: boolean): void {
     this.metrics.maintenanceActive.set({ environment }, active ? 1 : 0);
   }
 
+  /** Whether the session ledger can be written (`isa_session_ledger_writable`). */
   setLedgerWritable(writable: boolean): void {
     this.metrics.sessionLedgerWritable.set(writable ? 1 : 0);
   }
