@@ -94,9 +94,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   );
   // Awaited below; until then a failed start must not count as an unhandled rejection.
   measurementStarted.catch(() => {});
+  // The registry's view of the environments, kept for the next reload to compare against.
+  let metricsEnvironments = config.environments.map((env) =>
+    metricsEnvironmentOf(env, opts.checks),
+  );
   const metrics = createMetrics({
     checks: opts.checks,
-    environments: config.environments.map((env) => metricsEnvironmentOf(env, opts.checks)),
+    environments: metricsEnvironments,
     build: opts.build,
     location: config.location ?? null,
     control: (config.control ?? null) !== null,
@@ -283,17 +287,20 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         `configuration reload: ${key} cannot change without a restart; the running value stays`,
       );
     }
-    const previous = config;
     config = plan.config;
     configured = new Set(config.environments.map((env) => env.name));
     logger.level = config.logLevel;
     // The registry first: the measurement thread's first events under the new configuration
     // find their series.
+    const nextMetricsEnvironments = config.environments.map((env) =>
+      metricsEnvironmentOf(env, opts.checks),
+    );
     const { rebuilt } = await reconfigureMetrics(metrics, {
       checks: opts.checks,
-      previous: previous.environments.map((env) => metricsEnvironmentOf(env, opts.checks)),
-      next: config.environments.map((env) => metricsEnvironmentOf(env, opts.checks)),
+      previous: metricsEnvironments,
+      next: nextMetricsEnvironments,
     });
+    metricsEnvironments = nextMetricsEnvironments;
     recorder.bind();
     for (const env of config.environments) recorder.describeEnvironment(env);
     maintenance.update(config.environments);
