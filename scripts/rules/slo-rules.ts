@@ -12,29 +12,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import YAML from 'yaml';
+import {
+  SLO_SPEC_PATH,
+  parseSloSpec,
+  type Objective,
+  type SloSpec,
+} from '../../src/report/sloth-spec.js';
 
-export const SLO_SPEC_PATH = 'slo/isa-monitor.sloth.yaml';
+export { SLO_SPEC_PATH, type Objective, type SloSpec };
 export const SLO_GROUP = 'isa-monitor-slo';
-
-/** One objective of the spec, as the rules need it. */
-export interface Objective {
-  name: string;
-  /** Percent, e.g. 99.5. */
-  objective: number;
-  description: string;
-  errorQuery: string;
-  totalQuery: string;
-  alertName: string;
-  summary: string;
-  ticketSeverity: string;
-}
-
-export interface SloSpec {
-  service: string;
-  labels: Record<string, string>;
-  slos: Objective[];
-}
 
 /** The burn-rate alerts' windows (besides the 5-minute slices). */
 const WINDOWS = ['30m', '1h', '2h', '6h', '1d', '3d'] as const;
@@ -51,59 +37,9 @@ export const BURN_WINDOWS = [
   { long: '3d', short: '6h', factor: 1 },
 ] as const;
 
-/** Reads and checks the spec; every problem names its key. */
+/** Reads and checks the spec (src/report/sloth-spec.ts); every problem names its key. */
 export function readSloSpec(root: string): SloSpec {
-  const text = readFileSync(join(root, SLO_SPEC_PATH), 'utf8');
-  return parseSloSpec(text, SLO_SPEC_PATH);
-}
-
-export function parseSloSpec(text: string, source: string): SloSpec {
-  const doc = YAML.parse(text) as Record<string, unknown> | null;
-  const fail = (key: string, message: string): never => {
-    throw new Error(`${source}: ${key}: ${message}`);
-  };
-  if (doc?.['version'] !== 'prometheus/v1') fail('version', 'must be prometheus/v1');
-  const service = doc!['service'];
-  if (typeof service !== 'string' || service === '') fail('service', 'must be a name');
-  const labels = (doc!['labels'] ?? {}) as Record<string, string>;
-  const slos = doc!['slos'];
-  if (!Array.isArray(slos) || slos.length === 0) fail('slos', 'must list at least one objective');
-  const objectives = (slos as Array<Record<string, unknown>>).map((slo, i): Objective => {
-    const at = (key: string) => `slos[${i}].${key}`;
-    const name = slo['name'];
-    if (typeof name !== 'string' || !/^[a-z0-9-]+$/.test(name))
-      fail(at('name'), 'must be lower-case letters, digits and dashes');
-    const objective = slo['objective'];
-    if (typeof objective !== 'number' || !(objective > 0 && objective < 100))
-      fail(at('objective'), 'must be a percentage between 0 and 100');
-    const events = (slo['sli'] as { events?: Record<string, unknown> } | undefined)?.events;
-    const errorQuery = events?.['error_query'];
-    const totalQuery = events?.['total_query'];
-    for (const [key, query] of [
-      ['sli.events.error_query', errorQuery],
-      ['sli.events.total_query', totalQuery],
-    ] as const) {
-      if (typeof query !== 'string' || !query.includes('{{.window}}'))
-        fail(at(key), 'must be a query with a {{.window}} range');
-    }
-    const alerting = (slo['alerting'] ?? {}) as Record<string, unknown>;
-    const ticket = (alerting['ticket_alert'] ?? {}) as { labels?: Record<string, string> };
-    if ((alerting['page_alert'] as { disable?: boolean } | undefined)?.disable !== true)
-      fail(at('alerting.page_alert'), 'must be disabled: the fast pages page (docs/alerts.md)');
-    return {
-      name: name as string,
-      objective: objective as number,
-      description: String(slo['description'] ?? ''),
-      errorQuery: errorQuery as string,
-      totalQuery: totalQuery as string,
-      alertName: String(alerting['name'] ?? 'IsaSloErrorBudgetBurn'),
-      summary: String(
-        (alerting['annotations'] as Record<string, string> | undefined)?.['summary'] ?? '',
-      ),
-      ticketSeverity: ticket.labels?.['severity'] ?? 'warning',
-    };
-  });
-  return { service: service as string, labels, slos: objectives };
+  return parseSloSpec(readFileSync(join(root, SLO_SPEC_PATH), 'utf8'), SLO_SPEC_PATH);
 }
 
 /**

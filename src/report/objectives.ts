@@ -7,13 +7,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 import { ReportError } from './prometheus.js';
+import { SLO_SPEC_PATH, parseSloSpec, type SloSpec } from './sloth-spec.js';
 
 /** Objective name → target ratio (99.5 → 0.995). */
 export type Objectives = ReadonlyMap<string, number>;
-
-export const SPEC_PATH = join('slo', 'isa-monitor.sloth.yaml');
 
 /**
  * The spec shipped with this checkout or package: the nearest `slo/isa-monitor.sloth.yaml` above
@@ -22,7 +20,7 @@ export const SPEC_PATH = join('slo', 'isa-monitor.sloth.yaml');
 export function defaultSpecPath(): string | null {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    const candidate = join(dir, SPEC_PATH);
+    const candidate = join(dir, SLO_SPEC_PATH);
     if (existsSync(candidate)) return candidate;
     const parent = dirname(dir);
     if (parent === dir) return null;
@@ -30,27 +28,15 @@ export function defaultSpecPath(): string | null {
   }
 }
 
+/** The spec's objectives as ratios; the spec is read as the rules' generator reads it. */
 export function parseObjectives(text: string, source: string): Objectives {
-  let doc: unknown;
+  let spec: SloSpec;
   try {
-    doc = parse(text);
+    spec = parseSloSpec(text, source);
   } catch (err) {
-    throw new ReportError(`${source}: not YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new ReportError((err as Error).message);
   }
-  const slos = (doc as { slos?: unknown } | null)?.slos;
-  if (!Array.isArray(slos))
-    throw new ReportError(`${source}: no "slos" list (Sloth prometheus/v1)`);
-  const out = new Map<string, number>();
-  for (const slo of slos as Array<{ name?: unknown; objective?: unknown }>) {
-    if (typeof slo.name !== 'string' || typeof slo.objective !== 'number') {
-      throw new ReportError(`${source}: every slo needs a name and a numeric objective`);
-    }
-    if (!(slo.objective > 0 && slo.objective < 100)) {
-      throw new ReportError(`${source}: ${slo.name}: objective must be between 0 and 100`);
-    }
-    out.set(slo.name, slo.objective / 100);
-  }
-  return out;
+  return new Map(spec.slos.map((slo) => [slo.name, slo.objective / 100]));
 }
 
 export async function loadObjectives(path: string | null): Promise<Objectives> {
