@@ -460,6 +460,26 @@ function contractSection() {
   };
 }
 
+/**
+ * What is left of an error budget: red once spent, amber in its last quarter. The 30-day ping
+ * budget and every objective's read alike (docs/dashboards.md).
+ */
+function budgetRemainingThresholds() {
+  return thresholds(COLORS.bad, [
+    [0, COLORS.warning],
+    [0.25, COLORS.good],
+  ]);
+}
+
+/** The burn rates the tickets open at, 1×, 3× and 6× (docs/alerts.md, "Objectives"). */
+function burnRateThresholds() {
+  return thresholds(COLORS.good, [
+    [1, COLORS.elevated],
+    [3, COLORS.warning],
+    [6, COLORS.bad],
+  ]);
+}
+
 function errorBudgetSection() {
   const [budgetRange, budgetSeconds] = BUDGET_WINDOW;
   const budgetPercent = `${(AVAILABILITY_OBJECTIVE * 100).toFixed(1)} %`;
@@ -482,12 +502,7 @@ function errorBudgetSection() {
     queries: [{ expr: `1 - ${failedShare} / ${allowed}`, legend: '{{environment}}' }],
   })
     .decimals(1)
-    .thresholds(
-      thresholds(COLORS.bad, [
-        [0, COLORS.warning],
-        [0.25, COLORS.good],
-      ]),
-    );
+    .thresholds(budgetRemainingThresholds());
 
   const burn = linePanel({
     title: 'Error budget burn rate',
@@ -499,13 +514,7 @@ function errorBudgetSection() {
     })),
   })
     .thresholdsStyle(dashedThresholds())
-    .thresholds(
-      thresholds(COLORS.good, [
-        [1, COLORS.elevated],
-        [3, COLORS.warning],
-        [6, COLORS.bad],
-      ]),
-    )
+    .thresholds(burnRateThresholds())
     .min(0)
     .axisSoftMax(7);
 
@@ -542,12 +551,7 @@ function objectivesSection() {
     ],
   })
     .decimals(1)
-    .thresholds(
-      thresholds(COLORS.bad, [
-        [0, COLORS.warning],
-        [0.25, COLORS.good],
-      ]),
-    );
+    .thresholds(budgetRemainingThresholds());
   const burn = linePanel({
     title: 'Objective burn rate, 6 hours',
     description:
@@ -561,13 +565,7 @@ function objectivesSection() {
     ],
   })
     .thresholdsStyle(dashedThresholds())
-    .thresholds(
-      thresholds(COLORS.good, [
-        [1, COLORS.elevated],
-        [3, COLORS.warning],
-        [6, COLORS.bad],
-      ]),
-    )
+    .thresholds(burnRateThresholds())
     .min(0);
   const burned = linePanel({
     title: 'When the budget burned (hourly)',
