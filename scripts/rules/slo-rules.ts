@@ -7,8 +7,9 @@
  * ratio of the SLI's counters over it, and the 30-day period is the average of the 5-minute
  * ratios. One difference: a 5-minute ratio whose slice touched a maintenance window is not
  * recorded, so the period, and the error budget read from it, leave those minutes out (docs/alerts.md,
- * "Objectives"). The burn-rate windows keep them: a partner failing during its maintenance may
- * still open a ticket afterwards, never a page.
+ * "Objectives"). The burn-rate windows keep them, so a pair of windows is silent while its short
+ * window holds a maintenance minute: a partner failing through its maintenance opens no ticket,
+ * during it or after it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -152,20 +153,18 @@ export function sloRulesFragment(spec: SloSpec): string {
         `  max without (sloth_window) (${window(short)}) / ${budget} > ${factor}`,
         '  and on (environment)',
         `  ${over(slo.totalQuery, long)} >= ${minimumEvents(factor, budget)}`,
+        '  unless on (environment)',
+        `  max by (environment) (max_over_time(isa_maintenance_active{job="isa-monitor"}[${short}])) == 1`,
         ')',
       ].join('\n'),
     ).join('\nor\n');
-    const held = [
-      `(\n${indent(burn, 2)}\n)`,
-      'unless on (environment)',
-      'max by (environment) (isa_maintenance_active{job="isa-monitor"}) == 1',
-    ].join('\n');
     lines.push(
       `      - alert: ${slo.alertName}`,
-      '        # Tickets only, none while a maintenance window is active; the value is the long',
-      '        # window burn rate.',
+      '        # Tickets only. A pair of windows is silent while its short window holds maintenance',
+      '        # minutes, so a window neither opens a ticket nor leaves one behind; the value is the',
+      '        # long window burn rate.',
       '        expr: |',
-      indent(held, 10),
+      indent(burn, 10),
       '        for: 5m',
       '        labels:',
       `          severity: ${slo.ticketSeverity}`,
