@@ -3,15 +3,19 @@
  * (issue 31, "Done when"): known outages, lifecycle failures and a maintenance window are written
  * as the daemon's registry would have exported them every 15 s, backfilled with promtool, and the
  * report must give back exactly what was put in: availability to 5 decimals, each incident's start
- * and duration to the minute, the maintenance left out.
+ * and duration to the minute, the maintenance left out; and the objectives' shipped recording
+ * rules, evaluated over the same days by promtool, must record the error budget remaining the
+ * report gives (docs/alerts.md, "Objectives").
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SLO_GROUP } from '../../scripts/rules/slo-rules.js';
 import {
   freePort,
+  queryPrometheus,
   requireTool,
   startProcess,
   waitForHttp,
@@ -19,6 +23,7 @@ import {
 } from '../e2e/stack.js';
 import { runCli } from '../support/cli.js';
 import { writeOpenMetrics } from './backfill.js';
+import { recordingRules, ruleLayers, rulesFile } from './rule-layers.js';
 
 const DAY = 1440;
 const MINUTES = 30 * DAY;
@@ -38,8 +43,11 @@ const FAMILIES = [
   'isa_latency_threshold_seconds',
   'isa_lifecycle_runs_total',
 ];
-// What the report and the rules read: no _sum or _count, one threshold level.
-const SAMPLES = (name: string) => !name.endsWith('_sum') && !name.endsWith('_count');
+// What the report and the rules read: no _sum, the ping histogram's _count alone (the
+// ping-latency objective counts its events by it), one threshold level.
+const SAMPLES = (name: string) =>
+  !name.endsWith('_sum') &&
+  (!name.endsWith('_count') || name === 'isa_ping_duration_seconds_count');
 /** Lifecycle results and threshold levels these days never have are always 0: left out. */
 const LIFECYCLE_SEEN = new Set([
   'success',
@@ -153,12 +161,31 @@ const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z'
 
 let dir: string;
 let prometheus: ManagedProcess | undefined;
+let port: number;
 let url: string;
 const timings: Record<string, number> = {};
 
+/** Prometheus on the backfilled data in `dir`/tsdb, on loopback `port`; no scrapes, no rules. */
+async function startPrometheus(): Promise<void> {
+  const config = join(dir, 'prometheus.yml');
+  await writeFile(config, 'global: {}\n');
+  prometheus = await startProcess(
+    'prometheus',
+    requireTool('prometheus'),
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${join(dir, 'tsdb')}`,
+      // The backfilled days are older than the default retention of 15 days.
+      '--storage.tsdb.retention.time=100y',
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    dir,
+  );
+  await waitForHttp(`${url}/-/ready`, 120_000);
+}
+
 beforeAll(async () => {
   const promtool = requireTool('promtool');
-  const binary = requireTool('prometheus');
   dir = await mkdtemp(join(tmpdir(), 'isa-report-'));
   let t = performance.now();
   const production = await writeOpenMetrics(
@@ -209,23 +236,9 @@ beforeAll(async () => {
     await rm(file);
   }
   timings['promtool_ms'] = performance.now() - t;
-  const port = await freePort();
+  port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  const config = join(dir, 'prometheus.yml');
-  await writeFile(config, 'global: {}\n');
-  prometheus = await startProcess(
-    'prometheus',
-    binary,
-    [
-      `--config.file=${config}`,
-      `--storage.tsdb.path=${data}`,
-      // The backfilled days are older than the default retention of 15 days.
-      '--storage.tsdb.retention.time=100y',
-      `--web.listen-address=127.0.0.1:${port}`,
-    ],
-    dir,
-  );
-  await waitForHttp(`${url}/-/ready`, 60_000);
+  await startPrometheus();
 }, 600_000);
 
 afterAll(async () => {
@@ -322,4 +335,91 @@ describe('report over 30 backfilled days', () => {
     expect(md.stdout).toContain('| Availability |');
     expect(md.stdout).toContain('2026-10-03T10:00:00Z');
   }, 120_000);
+
+  // Issue 31, "Done when": the shipped rules' slo:period_error_budget_remaining:ratio and the
+  // report's error_budget_remaining agree, per environment and objective, to 2 decimals. The rules
+  // are the generated group itself, evaluated by promtool against this Prometheus. Last: it
+  // restarts Prometheus on the recorded series.
+  it('gives each objective the budget remaining the shipped rules record', async () => {
+    const promtool = requireTool('promtool');
+    const end = T0 + MINUTES * 60;
+    const run = await runCli(reportArgs(T0, end, '--format', 'json'), { timeoutMs: 240_000 });
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      environments: Array<{
+        environment: string;
+        objectives: Array<{ name: string; error_budget_remaining: number | null }>;
+      }>;
+    };
+    const fromReport = new Map<string, number>();
+    for (const env of report.environments) {
+      for (const o of env.objectives) {
+        if (o.error_budget_remaining !== null) {
+          fromReport.set(`${env.environment} ${o.name}`, o.error_budget_remaining);
+        }
+      }
+    }
+
+    const t = performance.now();
+    const rules = recordingRules(
+      await readFile(join(import.meta.dirname, '../../alerts/isa-monitor.rules.yaml'), 'utf8'),
+      SLO_GROUP,
+    );
+    const layers = ruleLayers(rules, ['slo:period_error_budget_remaining:ratio']);
+    // 5-minute slices, the period, its burn rate, the budget remaining.
+    expect(layers).toHaveLength(4);
+    for (const [i, layer] of layers.entries()) {
+      const file = join(dir, `layer-${i}.rules.yaml`);
+      await writeFile(file, rulesFile(`${SLO_GROUP}-${i}`, layer));
+      const out = join(dir, `layer-${i}`);
+      execFileSync(
+        promtool,
+        [
+          'tsdb',
+          'create-blocks-from',
+          'rules',
+          '-q',
+          `--url=${url}`,
+          // The 5-minute slices over the whole 30 days, every minute: the shipped group runs
+          // every 15 s, but at one ping a minute (and a lifecycle run every 10) every event
+          // falls in the same number of slices either way, so their average weighs each event
+          // alike, with a quarter of the evaluations. The layers above read 30 days of slices
+          // at each evaluation; only their value at the end is compared, so they are
+          // evaluated over the last hour.
+          `--start=${i === 0 ? T0 : end - 3600}`,
+          `--end=${end}`,
+          '--eval-interval=60s',
+          `--output-dir=${out}`,
+          file,
+        ],
+        { stdio: 'pipe' },
+      );
+      // Prometheus reads new blocks when it starts: the next layer reads this one's series.
+      await prometheus?.stop();
+      for (const block of await readdir(out)) {
+        await rename(join(out, block), join(dir, 'tsdb', block));
+      }
+      await startPrometheus();
+    }
+    timings['rules_ms'] = performance.now() - t;
+
+    const recorded = await queryPrometheus(url, `slo:period_error_budget_remaining:ratio @ ${end}`);
+    const fromRules = new Map(
+      recorded.map((s) => [
+        `${s.metric['environment']} ${s.metric['sloth_slo']}`,
+        Number(s.value[1]),
+      ]),
+    );
+    console.log(
+      `budget remaining, rules vs report: ${JSON.stringify(
+        [...fromReport].map(([key, value]) => [key, fromRules.get(key), value]),
+      )}`,
+    );
+    // Every objective with events: three in production, two in staging (no lifecycle runs).
+    expect([...fromRules.keys()].sort()).toEqual([...fromReport.keys()].sort());
+    expect(fromReport.size).toBe(5);
+    for (const [key, value] of fromReport) {
+      expect(fromRules.get(key), key).toBeCloseTo(value, 2);
+    }
+  }, 900_000);
 });
