@@ -21,6 +21,7 @@ import {
   waitForHttp,
   type ManagedProcess,
 } from '../e2e/stack.js';
+import { PING_EVENTS } from '../../src/checks/ping/scenario-results.js';
 import { runCli } from '../support/cli.js';
 import { writeOpenMetrics } from './backfill.js';
 import { recordingRules, ruleLayers, rulesFile } from './rule-layers.js';
@@ -80,10 +81,17 @@ function encode(events: readonly string[]): string {
   return out.join(' ');
 }
 
-// Production, 30 days at location "fra".
+// Production, 30 days at location "fra", with two maintenance windows.
 const MAINTENANCE: [number, number] = [25 * DAY + 120, 120];
+// A working day of maintenance, its pings slow and its lifecycle runs failing: left out of the
+// latency and the lifecycle figures too. Unmasked, its 480 slow pings (over 1 % of the month)
+// would move p99 and the ping-latency objective, and its runs the lifecycle-success objective.
+const LONG_MAINTENANCE: [number, number] = [6 * DAY + 600, 480];
 const PROD_PINGS = timeline(MINUTES, 'ok', [
   [2 * DAY + 600, 7, 'timeout'],
+  // Slower than the warning threshold, outside maintenance: bad events of ping-latency.
+  [4 * DAY + 300, 20, 'slow_warning'],
+  [LONG_MAINTENANCE[0], LONG_MAINTENANCE[1], 'slow_critical'],
   [9 * DAY + 195, 3, 'server_error'],
   [9 * DAY + 198, 2, 'timeout'],
   // The key refused and traffic limited: our problems, not failures.
@@ -97,7 +105,10 @@ const PROD_PINGS = timeline(MINUTES, 'ok', [
   // Across midnight.
   [28 * DAY + 1438, 4, 'unexpected_status'],
 ]);
-const PROD_MAINTENANCE = timeline(MINUTES, '0', [[MAINTENANCE[0], MAINTENANCE[1], '1']]);
+const PROD_MAINTENANCE = timeline(MINUTES, '0', [
+  [MAINTENANCE[0], MAINTENANCE[1], '1'],
+  [LONG_MAINTENANCE[0], LONG_MAINTENANCE[1], '1'],
+]);
 const PROD_LIFECYCLE: string[] = timeline(MINUTES, '-', []).map((_, m) =>
   m % 10 === 0 ? 'success' : '-',
 );
@@ -109,6 +120,10 @@ for (const [m, result] of [
   [40000, 'rate_limited'],
 ] as const) {
   PROD_LIFECYCLE[m] = result;
+}
+// Every run inside a maintenance window fails: none of them counts.
+for (const [start, length] of [MAINTENANCE, LONG_MAINTENANCE]) {
+  for (let m = start; m < start + length; m += 10) PROD_LIFECYCLE[m] = 'qualify_failed';
 }
 // Staging: a second, small monitor: its last two days only, at location "iad".
 const STAGING_START = 28 * DAY;
@@ -158,6 +173,38 @@ function truth(pings: string[], maintenance: string[], startMinute: number): Tru
 }
 
 const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000Z', 'Z');
+
+/** The warning threshold the scenario environments get (the configuration's default). */
+const WARNING_SECONDS = 0.5;
+const OWN_LIFECYCLE = new Set(['unauthorized', 'rate_limited', 'budget']);
+
+/**
+ * The ping-latency objective's SLI (pings within the warning threshold, by each ping event's
+ * duration) and the lifecycle runs (ours left out) and successes, outside maintenance.
+ */
+function latencyAndLifecycle(
+  pings: readonly string[],
+  lifecycle: readonly string[],
+  maintenance: readonly string[],
+): { withinWarning: number; runs: number; successes: number } {
+  let total = 0;
+  let within = 0;
+  let runs = 0;
+  let successes = 0;
+  pings.forEach((event, m) => {
+    if (maintenance[m] === '1') return;
+    const seconds = PING_EVENTS[event]?.seconds;
+    if (seconds === undefined) throw new Error(`no ping event ${event}`);
+    total += 1;
+    if (seconds <= WARNING_SECONDS) within += 1;
+  });
+  lifecycle.forEach((result, m) => {
+    if (result === '-' || OWN_LIFECYCLE.has(result) || maintenance[m] === '1') return;
+    runs += 1;
+    if (result === 'success') successes += 1;
+  });
+  return { withinWarning: within / total, runs, successes };
+}
 
 let dir: string;
 let prometheus: ManagedProcess | undefined;
@@ -309,11 +356,32 @@ describe('report over 30 backfilled days', () => {
     }
     const production = report.environments[0] as unknown as {
       lifecycle: { runs: number; success_ratio: number };
-      maintenance_seconds: number;
+      latency_seconds: { p50: number; p95: number; p99: number };
+      objectives: Array<{ name: string; sli: number }>;
+      days: Array<{ date: string; latency_seconds: { p99: number } }>;
     };
-    // 4320 runs, 2 of them ours (unauthorized, rate_limited), 3 failures of the API.
-    expect(production.lifecycle.runs).toBe(4318);
-    expect(production.lifecycle.success_ratio.toFixed(6)).toBe((1 - 3 / 4318).toFixed(6));
+    const expected = latencyAndLifecycle(PROD_PINGS, PROD_LIFECYCLE, PROD_MAINTENANCE);
+    // 4320 runs, 2 of them ours (unauthorized, rate_limited), 60 in maintenance (all failed),
+    // 3 failures of the API.
+    expect(expected.runs).toBe(4258);
+    expect(production.lifecycle.runs).toBe(expected.runs);
+    expect(production.lifecycle.success_ratio.toFixed(6)).toBe(
+      (expected.successes / expected.runs).toFixed(6),
+    );
+    const sli = (name: string) => production.objectives.find((o) => o.name === name)?.sli;
+    expect(sli('lifecycle-success')?.toFixed(5)).toBe(
+      (expected.successes / expected.runs).toFixed(5),
+    );
+    expect(sli('ping-latency')?.toFixed(5)).toBe(expected.withinWarning.toFixed(5));
+    // Outside maintenance fewer than 1 % of the pings are slower than 50 ms: every quantile
+    // falls in the first bucket, over the month and on the day of the long window.
+    for (const q of [production.latency_seconds.p50, production.latency_seconds.p99]) {
+      expect(q).toBeLessThanOrEqual(0.05);
+    }
+    const longDay = iso(T0 + LONG_MAINTENANCE[0] * 60).slice(0, 10);
+    expect(
+      production.days.find((d) => d.date === longDay)?.latency_seconds.p99,
+    ).toBeLessThanOrEqual(0.05);
   }, 300_000);
 
   it('says so in one line when an environment has no series', async () => {
