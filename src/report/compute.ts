@@ -5,8 +5,10 @@
  *
  * - Pings: isa_ping_attempts_total at a step of the ping interval (isa_ping_interval_seconds), so
  *   each step holds the ping of one interval; that is the precision of incidents.
- * - Histograms and lifecycle runs: at a step of an hour (or the ping interval when longer), summed
- *   per day for the HTML charts and over the range for the figures.
+ * - Histograms and lifecycle runs: at a step of an hour (a whole number of ping intervals, or the
+ *   ping interval when longer), summed per day for the HTML charts and over the range for the
+ *   figures. The hours that hold a ping interval in maintenance are read again at the ping step,
+ *   and the intervals in maintenance left out, as they are of the pings.
  */
 import type { Objectives } from './objectives.js';
 import { budgetRemaining } from './objectives.js';
@@ -15,9 +17,12 @@ import {
   counterSteps,
   gaugeAtStepStarts,
   histogramQuantile,
+  maintenanceSpans,
   pingFigures,
   stepTimes,
+  withoutMaintenance,
   type Incident,
+  type StepGroups,
 } from './steps.js';
 
 /** Ping results that are failures of the API (as the ping-availability objective counts them). */
@@ -138,7 +143,9 @@ async function environmentReport(
   const { from, to } = request;
   const sel = `environment=${promString(environment)}`;
   const pingTimes = stepTimes(from, to, interval);
-  const coarse = Math.max(HISTOGRAM_STEP, interval);
+  // A whole number of ping intervals, so that every coarse time is a ping step time and an hour
+  // in maintenance can be read again at the ping step.
+  const coarse = interval * Math.max(1, Math.round(HISTOGRAM_STEP / interval));
   const coarseTimes = stepTimes(from, to, coarse);
 
   const attempts = counterSteps(
@@ -152,21 +159,35 @@ async function environmentReport(
     pingTimes,
     interval,
   );
-  const durations = counterSteps(
-    await rangeAt(client, `isa_ping_duration_seconds_bucket{${sel}}`, coarseTimes, coarse),
+  // The hours holding a ping interval in maintenance at any location: read again at the ping step.
+  const spans = maintenanceSpans(
     coarseTimes,
-    ['location', 'le'],
+    pingTimes,
+    gaugeAtStepStarts(maintenanceSeries, pingTimes),
   );
-  const lifecycle = counterSteps(
-    await rangeAt(client, `isa_lifecycle_runs_total{${sel}}`, coarseTimes, coarse),
-    coarseTimes,
-    ['location', 'result'],
-  );
-  const qualify = counterSteps(
-    await rangeAt(client, `isa_qualify_duration_seconds_bucket{${sel}}`, coarseTimes, coarse),
-    coarseTimes,
-    ['location', 'le'],
-  );
+  const coarseAndFine = async (expr: string, by: readonly string[]) => {
+    const fine: RangeSeries[] = [];
+    for (const [a, b] of spans) {
+      const times = pingTimes.slice(
+        pingTimes.indexOf(coarseTimes[a] ?? from),
+        pingTimes.indexOf(coarseTimes[b] ?? to) + 1,
+      );
+      fine.push(...(await rangeAt(client, expr, times, interval)));
+    }
+    return {
+      coarse: counterSteps(await rangeAt(client, expr, coarseTimes, coarse), coarseTimes, by),
+      fine: counterSteps(fine, pingTimes, by),
+    };
+  };
+  const durations = await coarseAndFine(`isa_ping_duration_seconds_bucket{${sel}}`, [
+    'location',
+    'le',
+  ]);
+  const lifecycle = await coarseAndFine(`isa_lifecycle_runs_total{${sel}}`, ['location', 'result']);
+  const qualify = await coarseAndFine(`isa_qualify_duration_seconds_bucket{${sel}}`, [
+    'location',
+    'le',
+  ]);
   const warning = await client.queryRange(
     `max by (location) (isa_latency_threshold_seconds{${sel},level="warning"})`,
     to,
@@ -201,14 +222,18 @@ async function environmentReport(
       return results;
     });
     const pings = pingFigures(steps, maintenance, pingTimes, FAILED_PING_RESULTS);
-    const latencyBuckets = bucketsBetween(durations, inLocation, 0, coarseTimes.length - 1);
+    // Histograms and runs with this location's ping intervals in maintenance left out.
+    const outside = (read: { coarse: StepGroups; fine: StepGroups }) =>
+      withoutMaintenance(read.coarse, coarseTimes, read.fine, pingTimes, maintenance);
+    const latency = outside(durations);
+    const latencyBuckets = bucketsBetween(latency, inLocation, 0, coarseTimes.length - 1);
     const threshold = warning
       .filter((s) => inLocation(s.labels))
       .map((s) => s.points[s.points.length - 1]?.[1])
       .find((v) => v !== undefined);
     let runs = 0;
     let successes = 0;
-    for (const g of lifecycle.values()) {
+    for (const g of outside(lifecycle).values()) {
       if (!inLocation(g.labels)) continue;
       const result = g.labels['result'] ?? '';
       if (OWN_LIFECYCLE_RESULTS.has(result)) continue;
@@ -218,7 +243,7 @@ async function environmentReport(
     }
     runs = Math.round(runs);
     const successRatio = runs > 0 ? Math.round(successes) / runs : null;
-    const qualifyBuckets = bucketsBetween(qualify, inLocation, 0, coarseTimes.length - 1);
+    const qualifyBuckets = bucketsBetween(outside(qualify), inLocation, 0, coarseTimes.length - 1);
     const objectives: ObjectiveFigure[] = [];
     const objective = (name: string, sli: number | null): void => {
       const target = request.objectives.get(name);
@@ -255,7 +280,7 @@ async function environmentReport(
         duration_seconds: i.duration_seconds,
         cause: i.cause,
       })),
-      days: days(steps, maintenance, pingTimes, durations, coarseTimes, inLocation),
+      days: days(steps, maintenance, pingTimes, latency, coarseTimes, inLocation),
     };
   };
 
@@ -292,7 +317,7 @@ async function rangeAt(
   return series;
 }
 
-type Groups = ReturnType<typeof counterSteps>;
+type Groups = StepGroups;
 
 /** Cumulative buckets summed over intervals [a, b) of the groups `keep` accepts. */
 function bucketsBetween(

@@ -6,6 +6,9 @@
 import type { RangeSeries } from './prometheus.js';
 import { labelKey } from './prometheus.js';
 
+/** Counter growth per group (its labels) and per step interval. */
+export type StepGroups = Map<string, { labels: Record<string, string>; deltas: Float64Array }>;
+
 /**
  * Per group (the labels `by` picks), per interval between consecutive `times`, what the counters
  * grew by: interval i (0-based) is (times[i], times[i+1]]. Each series is differenced on its own,
@@ -18,10 +21,10 @@ export function counterSteps(
   series: readonly RangeSeries[],
   times: readonly number[],
   by: readonly string[],
-): Map<string, { labels: Record<string, string>; deltas: Float64Array }> {
+): StepGroups {
   const index = new Map(times.map((t, i) => [t, i]));
   const n = Math.max(0, times.length - 1);
-  const groups = new Map<string, { labels: Record<string, string>; deltas: Float64Array }>();
+  const groups: StepGroups = new Map();
   for (const s of series) {
     const labels = Object.fromEntries(by.map((name) => [name, s.labels[name] ?? '']));
     const key = labelKey(labels);
@@ -65,6 +68,75 @@ export function gaugeAtStepStarts(
     }
   }
   return out;
+}
+
+/**
+ * The coarse intervals that hold a fine step in maintenance, as [a, b) ranges of coarse interval
+ * indices, consecutive ones merged: where the counters read at the coarse step must be read again
+ * at the fine one. Every coarse time must be one of the fine times; `maintenance` is per fine step.
+ */
+export function maintenanceSpans(
+  coarseTimes: readonly number[],
+  fineTimes: readonly number[],
+  maintenance: Uint8Array,
+): Array<[number, number]> {
+  const bounds = fineBounds(coarseTimes, fineTimes);
+  const spans: Array<[number, number]> = [];
+  for (let j = 0; j + 1 < coarseTimes.length; j++) {
+    if (!maintenance.subarray(bounds[j], bounds[j + 1]).includes(1)) continue;
+    const last = spans[spans.length - 1];
+    if (last && last[1] === j) last[1] = j + 1;
+    else spans.push([j, j + 1]);
+  }
+  return spans;
+}
+
+/**
+ * The coarse groups with the fine steps in maintenance left out: a coarse interval that holds a
+ * step in maintenance takes instead the growth of its fine steps outside maintenance (`fine`,
+ * read at the fine step over at least those intervals); the others keep their coarse growth.
+ * Every coarse time must be one of the fine times; `maintenance` is per fine step.
+ */
+export function withoutMaintenance(
+  coarse: StepGroups,
+  coarseTimes: readonly number[],
+  fine: StepGroups,
+  fineTimes: readonly number[],
+  maintenance: Uint8Array,
+): StepGroups {
+  const bounds = fineBounds(coarseTimes, fineTimes);
+  const n = Math.max(0, coarseTimes.length - 1);
+  const out: StepGroups = new Map();
+  for (const [key, group] of [...coarse, ...fine]) {
+    if (!out.has(key)) {
+      out.set(key, {
+        labels: group.labels,
+        deltas: Float64Array.from(coarse.get(key)?.deltas ?? new Float64Array(n)),
+      });
+    }
+  }
+  for (let j = 0; j < n; j++) {
+    const a = bounds[j] ?? 0;
+    const b = bounds[j + 1] ?? a;
+    if (!maintenance.subarray(a, b).includes(1)) continue;
+    for (const [key, group] of out) {
+      const deltas = fine.get(key)?.deltas;
+      let sum = 0;
+      for (let k = a; k < b; k++) if (maintenance[k] !== 1) sum += deltas?.[k] ?? 0;
+      group.deltas[j] = sum;
+    }
+  }
+  return out;
+}
+
+/** The index among `fineTimes` of each coarse time. */
+function fineBounds(coarseTimes: readonly number[], fineTimes: readonly number[]): number[] {
+  const index = new Map(fineTimes.map((t, i) => [t, i]));
+  return coarseTimes.map((t) => {
+    const i = index.get(t);
+    if (i === undefined) throw new Error(`coarse time ${t} is not a fine time`);
+    return i;
+  });
 }
 
 /** What the pings of one step interval were: how many of each result. */

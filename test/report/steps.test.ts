@@ -3,8 +3,11 @@ import { rangeChunks, MAX_POINTS } from '../../src/report/prometheus.js';
 import {
   counterSteps,
   histogramQuantile,
+  maintenanceSpans,
   pingFigures,
   stepTimes,
+  withoutMaintenance,
+  type StepGroups,
   type StepPings,
 } from '../../src/report/steps.js';
 import { FAILED_PING_RESULTS } from '../../src/report/compute.js';
@@ -143,5 +146,55 @@ describe('histogram quantiles', () => {
       ]),
     ).toBe(1);
     expect(histogramQuantile(0.5, [{ le: Infinity, count: 0 }])).toBeNull();
+  });
+});
+
+describe('histograms and runs with the maintenance left out', () => {
+  // Coarse steps of 3 fine steps: 0, 180, 360, 540; fine steps of 60 s.
+  const coarseTimes = stepTimes(0, 540, 180);
+  const fineTimes = stepTimes(0, 540, 60);
+  const group = (deltas: number[]): StepGroups =>
+    new Map([
+      [
+        '{"result":"success"}',
+        { labels: { result: 'success' }, deltas: Float64Array.from(deltas) },
+      ],
+    ]);
+  const mask = (...steps: number[]) => {
+    const m = new Uint8Array(fineTimes.length - 1);
+    for (const s of steps) m[s] = 1;
+    return m;
+  };
+
+  it('finds the coarse intervals that hold a fine step in maintenance, consecutive ones merged', () => {
+    expect(maintenanceSpans(coarseTimes, fineTimes, mask())).toEqual([]);
+    expect(maintenanceSpans(coarseTimes, fineTimes, mask(2, 3))).toEqual([[0, 2]]);
+    expect(maintenanceSpans(coarseTimes, fineTimes, mask(0, 8))).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+  });
+
+  it('replaces an interval in maintenance by the growth of its fine steps outside it', () => {
+    const coarse = group([3, 3, 3]);
+    // Read again at the fine step over the first interval only: a run in each minute.
+    const fine = group([1, 1, 1, 0, 0, 0, 0, 0, 0]);
+    const out = withoutMaintenance(coarse, coarseTimes, fine, fineTimes, mask(1));
+    expect([...(out.get('{"result":"success"}')?.deltas ?? [])]).toEqual([2, 3, 3]);
+    // The coarse groups are not changed.
+    expect([...(coarse.get('{"result":"success"}')?.deltas ?? [])]).toEqual([3, 3, 3]);
+  });
+
+  it('leaves everything as read without maintenance, and nothing of a group not read again', () => {
+    const coarse = group([3, 3, 3]);
+    expect(withoutMaintenance(coarse, coarseTimes, new Map(), fineTimes, mask())).toEqual(coarse);
+    const out = withoutMaintenance(coarse, coarseTimes, new Map(), fineTimes, mask(4));
+    expect([...(out.get('{"result":"success"}')?.deltas ?? [])]).toEqual([3, 0, 3]);
+  });
+
+  it('refuses coarse times that are not fine times', () => {
+    expect(() => maintenanceSpans(stepTimes(0, 540, 200), fineTimes, mask())).toThrow(
+      'not a fine time',
+    );
   });
 });
