@@ -32,4 +32,42 @@ export function analyticsResult(opts: FixtureOptions = {}): CheckResult<Analytic
 
 export const fixtures: CheckFixtures = {
   sampleResults: (environment) => [analyticsResult({ environment })],
+  config: {
+    // Off unless configured.
+    defaults: {
+      enabled: false,
+      intervalMs: 60_000,
+      timeoutMs: 45_000,
+      requestTimeoutMs: 10_000,
+      initialWindowMs: 3_600_000,
+      maxPages: 10,
+      maxLookups: 5,
+      ingestLagBoundMs: 300_000,
+      ingestTimeoutMs: 1_800_000,
+    },
+    configured: {
+      file: {
+        enabled: true,
+        interval: '2m',
+        timeout: '1m',
+        request_timeout: '5s',
+        initial_window: '2h',
+        max_pages: 4,
+        max_lookups: 2,
+        ingest_lag_bound: '10m',
+        ingest_timeout: '1h',
+      },
+      config: {
+        enabled: true,
+        intervalMs: 120_000,
+        timeoutMs: 60_000,
+        requestTimeoutMs: 5_000,
+        initialWindowMs: 7_200_000,
+        maxPages: 4,
+        maxLookups: 2,
+        ingestLagBoundMs: 600_000,
+        ingestTimeoutMs: 3_600_000,
+      },
+    },
+  },
 };

@@ -16,6 +16,10 @@ import {
   type TestSimulator,
 } from '../../../test/support/harness.js';
 import { CHECK_LIST } from '../index.js';
+import { stringify } from 'yaml';
+import { formatProblems, parseConfigText } from '../../config/index.js';
+import { sectionOf } from '../../config/section.js';
+import { fixtures } from './fixtures.js';
 
 let sim: TestSimulator;
 let zip = 10000;
@@ -387,5 +391,37 @@ describe('lifecycle check when the session ledger cannot be written', () => {
     expect(lines.some((l) => l.msg === 'lifecycle run aborted')).toBe(true);
     expect(sim.requests.slice(before).filter((r) => r.method === 'POST')).toEqual([]);
     expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+});
+
+describe('lifecycle config', () => {
+  const load = (lifecycle: Record<string, unknown>) => {
+    const result = parseConfigText(
+      stringify({
+        // Budget enough for the configured section's poll every 100 ms.
+        environments: [
+          {
+            name: 'production',
+            base_url: 'https://a.invalid',
+            request_budget_per_second: 20,
+            lifecycle,
+          },
+        ],
+      }),
+      { checks: CHECK_LIST, env: { ISA_PRODUCTION_API_KEY: 'prod-key' } },
+    );
+    if (!result.ok) throw new Error(formatProblems(result.problems));
+    const [environment] = result.config.environments;
+    if (environment === undefined) throw new Error('no environment');
+    return sectionOf(environment, lifecycleCheck);
+  };
+
+  it('accepts a disabled lifecycle without addresses', () => {
+    expect(load({ enabled: false })).toMatchObject({ enabled: false, addresses: [] });
+  });
+
+  it('leaves absent optional address fields absent, so the address is a session request as it is', () => {
+    const { addresses } = load(fixtures.config.configured.file);
+    expect(Object.keys(addresses[1] ?? {})).toEqual(['street1', 'expect', 'city', 'state']);
   });
 });

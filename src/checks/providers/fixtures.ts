@@ -24,4 +24,11 @@ export function providersResult(opts: FixtureOptions = {}): CheckResult<Provider
 
 export const fixtures: CheckFixtures = {
   sampleResults: (environment) => [providersResult({ environment })],
+  config: {
+    defaults: { enabled: true, intervalMs: 900_000, timeoutMs: 30_000, requestTimeoutMs: 30_000 },
+    configured: {
+      file: { interval: '10m', timeout: '20s', request_timeout: '5s' },
+      config: { enabled: true, intervalMs: 600_000, timeoutMs: 20_000, requestTimeoutMs: 5_000 },
+    },
+  },
 };

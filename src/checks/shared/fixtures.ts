@@ -5,6 +5,7 @@
  * daemon runs imports them.
  */
 import type { CheckResult, StepRecord } from '../../kernel/check.js';
+import type { CheckConfigBase } from '../../kernel/section.js';
 
 /** 2024-05-01T12:00:00Z */
 export const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
@@ -17,10 +18,34 @@ export interface FixtureOptions {
 
 /**
  * A check's fixtures: `sampleResults` are results of one environment that, recorded together,
- * give each of the check's own metric families at least one sample.
+ * give each of the check's own metric families at least one sample; `config` is its section as
+ * the configuration tests and the test environments use it.
  */
 export interface CheckFixtures {
   sampleResults(environment: string): CheckResult[];
+  config: ConfigFixtures;
+}
+
+/** A section in the file's spelling (`environments[].<check name>`). */
+export type FileSection = Readonly<Record<string, unknown>>;
+
+/** A check's config: the uniform settings and its own. */
+export type SectionConfig = CheckConfigBase & Readonly<Record<string, unknown>>;
+
+/**
+ * A check's section in the tests, so that none of them names the checks one by one: the config
+ * loader's tests (test/config/load.test.ts) take every registered check's from here.
+ */
+export interface ConfigFixtures {
+  /** What a file must set in the section for the check to load with every other key at its default. */
+  minimal?: FileSection;
+  /**
+   * The check's config from a file with only `minimal` in the section, on an `https` base URL:
+   * each default as docs/configuration.md states it, written out, so a changed default fails.
+   */
+  defaults: SectionConfig;
+  /** A section that sets the check's keys, and the check's config it gives. */
+  configured: { file: FileSection; config: SectionConfig };
 }
 
 export function step(partial: Partial<StepRecord> & { name: string }): StepRecord {
