@@ -69,5 +69,15 @@ export const fixtures: CheckFixtures = {
         ingestTimeoutMs: 3_600_000,
       },
     },
+    // A 4 s interval lets 16 runs share a minute: three analytics requests each stay within the
+    // API's 60 a minute.
+    endToEnd: () => ({
+      enabled: true,
+      interval: '4s',
+      timeout: '3s',
+      request_timeout: '1s',
+      max_pages: 2,
+      max_lookups: 1,
+    }),
   },
 };

@@ -59,5 +59,6 @@ export const fixtures: CheckFixtures = {
         minProviders: 3,
       },
     },
+    endToEnd: (scaled) => ({ interval: `${scaled(900_000)}ms`, timeout: '10s', min_providers: 1 }),
   },
 };

@@ -151,5 +151,12 @@ export const fixtures: CheckFixtures = {
         ],
       },
     },
+    endToEnd: (scaled) => ({
+      interval: `${scaled(300_000)}ms`,
+      timeout: `${scaled(240_000)}ms`,
+      poll_interval: '100ms',
+      poll_timeout: `${scaled(90_000)}ms`,
+      addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
+    }),
   },
 };

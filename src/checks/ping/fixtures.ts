@@ -103,5 +103,7 @@ export const fixtures: CheckFixtures = {
         confirm: null,
       },
     },
+    // The contract's minute, compressed; the timeout above the 1.1 s latency the test injects.
+    endToEnd: (scaled) => ({ interval: `${scaled(60_000)}ms`, timeout: '1500ms' }),
   },
 };

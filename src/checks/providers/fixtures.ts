@@ -30,5 +30,6 @@ export const fixtures: CheckFixtures = {
       file: { interval: '10m', timeout: '20s', request_timeout: '5s' },
       config: { enabled: true, intervalMs: 600_000, timeoutMs: 20_000, requestTimeoutMs: 5_000 },
     },
+    endToEnd: (scaled) => ({ interval: `${scaled(900_000)}ms`, timeout: '10s' }),
   },
 };

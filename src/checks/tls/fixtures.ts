@@ -44,5 +44,7 @@ export const fixtures: CheckFixtures = {
         minDays: 30,
       },
     },
+    // A handshake every few seconds, so the certificate panels have data early.
+    endToEnd: () => ({ interval: '4s', timeout: '3s' }),
   },
 };
