@@ -69,6 +69,8 @@ export const fixtures: CheckFixtures = {
         ingestTimeoutMs: 3_600_000,
       },
     },
+    // Off, as in a file that does not mention it; short settings for the tests that enable it.
+    test: { intervalMs: 10_000, timeoutMs: 8_000, requestTimeoutMs: 2_000 },
     // A 4 s interval lets 16 runs share a minute: three analytics requests each stay within the
     // API's 60 a minute.
     endToEnd: () => ({

@@ -151,6 +151,17 @@ export const fixtures: CheckFixtures = {
         ],
       },
     },
+    // Polls every 50 ms: a session the simulator qualifies in 150 ms takes a few polls.
+    test: {
+      enabled: true,
+      intervalMs: 10_000,
+      timeoutMs: 8_000,
+      requestTimeoutMs: 2_000,
+      pollIntervalMs: 50,
+      pollTimeoutMs: 3_000,
+      campaignId: 'isa-monitor-test',
+      addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
+    },
     endToEnd: (scaled) => ({
       interval: `${scaled(300_000)}ms`,
       timeout: `${scaled(240_000)}ms`,

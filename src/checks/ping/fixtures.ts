@@ -103,6 +103,15 @@ export const fixtures: CheckFixtures = {
         confirm: null,
       },
     },
+    // Every second; confirmation off unless a test is about confirmation pings.
+    test: {
+      enabled: true,
+      intervalMs: 1_000,
+      timeoutMs: 2_000,
+      requestTimeoutMs: 2_000,
+      connection: 'new',
+      confirm: null,
+    },
     // The contract's minute, compressed; the timeout above the 1.1 s latency the test injects.
     endToEnd: (scaled) => ({ interval: `${scaled(60_000)}ms`, timeout: '1500ms' }),
   },

@@ -34,8 +34,9 @@ export type SectionConfig = CheckConfigBase & Readonly<Record<string, unknown>>;
 
 /**
  * A check's section in the tests, so that none of them names the checks one by one: the config
- * loader's tests (test/config/load.test.ts) and the end-to-end test (test/e2e/page.test.ts) take
- * every registered check's from here.
+ * loader's tests (test/config/load.test.ts), the in-process test environment
+ * (test/support/harness.ts) and the end-to-end test (test/e2e/page.test.ts) take every registered
+ * check's from here.
  */
 export interface ConfigFixtures {
   /** What a file must set in the section for the check to load with every other key at its default. */
@@ -47,6 +48,12 @@ export interface ConfigFixtures {
   defaults: SectionConfig;
   /** A section that sets the check's keys, and the check's config it gives. */
   configured: { file: FileSection; config: SectionConfig };
+  /**
+   * The check's config in the in-process test environment, over its section as a file with
+   * `enabled: false` gives it (test/support/harness.ts): a check the tests run on every
+   * environment is enabled here, with intervals and timeouts short enough for a test.
+   */
+  test?: Readonly<Record<string, unknown>>;
   /**
    * The section in the end-to-end test's file, whose clock `scaled` compresses (real ms → ms): the
    * check must run often enough there for each of its dashboard panels to have data
