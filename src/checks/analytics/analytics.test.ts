@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../api/client.js';
 import { analyticsCheck, type AnalyticsFacts } from './index.js';
 import type { CheckResult } from '../../kernel/check.js';
@@ -14,8 +14,8 @@ import {
   testEnvironment,
   testRuntime,
   type EnvironmentOverrides,
-  type TestSimulator,
 } from '../../../test/support/harness.js';
+import { useTestSimulator } from '../../../test/support/simulator-hooks.js';
 import { createSession } from '../../api/sessions.js';
 import { ping } from '../ping/request.js';
 import { CHECK_LIST } from '../index.js';
@@ -33,17 +33,12 @@ const INGEST_DELAY_MS = 45 * SECOND;
 let t = Date.now();
 const clock = () => t;
 
-let sim: TestSimulator;
-beforeAll(async () => {
-  sim = await startTestSimulator({
-    now: clock,
-    analyticsIngestDelayMs: INGEST_DELAY_MS,
-    // The frozen clock would keep every request in one window; the limit has its own test.
-    rateLimit: { perSecond: 100_000, analyticsPerMinute: 100_000 },
-  });
+const sim = useTestSimulator({
+  now: clock,
+  analyticsIngestDelayMs: INGEST_DELAY_MS,
+  // The frozen clock would keep every request in one window; the limit has its own test.
+  rateLimit: { perSecond: 100_000, analyticsPerMinute: 100_000 },
 });
-afterAll(() => sim.close());
-afterEach(() => sim.simulator.faults.clear());
 
 type Analytics = NonNullable<EnvironmentOverrides['analytics']>;
 

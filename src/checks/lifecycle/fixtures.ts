@@ -92,6 +92,22 @@ export function lifecycleResult(
   };
 }
 
+/**
+ * The addresses of the configured section: the file spells them as the config holds them, the
+ * optional fields of the second left out.
+ */
+const CONFIGURED_ADDRESSES = [
+  {
+    street1: '2 Pending Ave',
+    street2: 'Apt 4',
+    city: 'Denver',
+    state: 'CO',
+    zip: '80202-1234',
+    expect: 'no_service',
+  },
+  { street1: '3 Main St', city: 'Denver', state: 'CO', expect: 'any' },
+];
+
 export const fixtures: CheckFixtures = {
   sampleResults: (environment) =>
     (['success', 'qualify_timeout', 'not_gone_after_close'] as const).map((kind) =>
@@ -117,17 +133,7 @@ export const fixtures: CheckFixtures = {
         poll_interval: '100ms',
         poll_timeout: '1s',
         campaign_id: 'ci-run',
-        addresses: [
-          {
-            street1: '2 Pending Ave',
-            street2: 'Apt 4',
-            city: 'Denver',
-            state: 'CO',
-            zip: '80202-1234',
-            expect: 'no_service',
-          },
-          { street1: '3 Main St', city: 'Denver', state: 'CO', expect: 'any' },
-        ],
+        addresses: CONFIGURED_ADDRESSES,
       },
       config: {
         enabled: true,
@@ -138,17 +144,7 @@ export const fixtures: CheckFixtures = {
         pollIntervalMs: 100,
         pollTimeoutMs: 1000,
         campaignId: 'ci-run',
-        addresses: [
-          {
-            street1: '2 Pending Ave',
-            street2: 'Apt 4',
-            city: 'Denver',
-            state: 'CO',
-            zip: '80202-1234',
-            expect: 'no_service',
-          },
-          { street1: '3 Main St', city: 'Denver', state: 'CO', expect: 'any' },
-        ],
+        addresses: CONFIGURED_ADDRESSES,
       },
     },
     // Polls every 50 ms: a session the simulator qualifies in 150 ms takes a few polls.

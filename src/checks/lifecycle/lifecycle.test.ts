@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Agent } from 'undici';
 import { EnvironmentRuntime } from '../../environment.js';
 import { REFILL_HEADROOM } from '../../limits/request-budget.js';
@@ -15,21 +15,15 @@ import {
   type EnvironmentOverrides,
   type TestSimulator,
 } from '../../../test/support/harness.js';
+import { useTestSimulator } from '../../../test/support/simulator-hooks.js';
 import { CHECK_LIST } from '../index.js';
 import { stringify } from 'yaml';
 import { formatProblems, parseConfigText } from '../../config/index.js';
 import { sectionOf } from '../../config/section.js';
 import { fixtures } from './fixtures.js';
 
-let sim: TestSimulator;
+const sim = useTestSimulator({ qualifyDelayMs: 150 });
 let zip = 10000;
-beforeAll(async () => {
-  sim = await startTestSimulator({ qualifyDelayMs: 150 });
-});
-afterAll(() => sim.close());
-afterEach(() => {
-  sim.simulator.faults.clear();
-});
 
 /** A fresh ZIP per run, so the simulator's recent-lookup cache never answers for another test. */
 function address(street1: string, expect: AddressConfig['expect'] = 'available'): AddressConfig {
