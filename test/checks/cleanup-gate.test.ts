@@ -2,21 +2,13 @@
  * A 429 to the cleanup DELETE closes the environment's gate (finding 2 of the "share one ledger"
  * issue): a ping followed 333 ms later, and a second DELETE after 666 ms.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lifecycleCheck } from '../../src/checks/lifecycle/index.js';
 import { pingCheck } from '../../src/checks/ping/index.js';
-import {
-  startTestSimulator,
-  testEnvironment,
-  testRuntime,
-  type TestSimulator,
-} from '../support/harness.js';
+import { testEnvironment, testRuntime } from '../support/harness.js';
+import { useTestSimulator } from '../support/simulator-hooks.js';
 
-let sim: TestSimulator;
-beforeAll(async () => {
-  sim = await startTestSimulator({ qualifyDelayMs: 50 });
-});
-afterAll(() => sim.close());
+const sim = useTestSimulator({ qualifyDelayMs: 50 });
 
 describe('a 429 on the cleanup close', () => {
   it('closes the gate: no ping and no second DELETE inside the Retry-After', async () => {

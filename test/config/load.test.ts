@@ -10,19 +10,25 @@ import {
   type LoadResult,
   type MonitorConfig,
 } from '../../src/config/index.js';
-import { CHECK_LIST } from '../../src/checks/index.js';
-import { lifecycleCheck } from '../../src/checks/lifecycle/index.js';
+import { stringify } from 'yaml';
+import type { AnyCheck } from '../../src/kernel/check.js';
+import { CHECK_LIST, findCheck } from '../../src/checks/index.js';
 import { pingCheck } from '../../src/checks/ping/index.js';
+import { parseDuration } from '../../src/config/duration.js';
 import { sectionOf } from '../../src/config/section.js';
+import type { ConfigFixtures } from '../../src/checks/shared/fixtures.js';
+import { CHECK_FIXTURES, fileSections } from '../support/check-fixtures.js';
 
-const MINIMAL = `
-environments:
-  - name: production
-    base_url: https://api.example.invalid/
-    lifecycle:
-      addresses:
-        - { street1: "123 Main St", zip: "80202" }
-`;
+/** One environment, with each check's section as far as it needs one to load (its fixtures). */
+const MINIMAL = stringify({
+  environments: [
+    {
+      name: 'production',
+      base_url: 'https://api.example.invalid/',
+      ...fileSections((f) => f.config.minimal),
+    },
+  ],
+});
 const KEYS = { ISA_PRODUCTION_API_KEY: 'prod-key', ISA_SANDBOX_API_KEY: 'sandbox-key' };
 
 function ok(result: LoadResult): MonitorConfig {
@@ -44,17 +50,31 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ANALYTICS_DEFAULTS = {
-  enabled: false,
-  intervalMs: 60_000,
-  timeoutMs: 45_000,
-  requestTimeoutMs: 10_000,
-  initialWindowMs: 3_600_000,
-  maxPages: 10,
-  maxLookups: 5,
-  ingestLagBoundMs: 300_000,
-  ingestTimeoutMs: 1_800_000,
-};
+/**
+ * What a missing API key's problem says of an environment that leaves every `enabled` out: the
+ * checks on by default that send API requests, in registry order (docs/configuration.md, "API
+ * keys"). The environments that name it have no https base URL.
+ */
+const API_USERS = ((): string => {
+  const names = (CHECK_LIST as readonly AnyCheck[])
+    .filter((check) => check.usesApiKey !== false)
+    .filter(({ config: { defaults } }) =>
+      typeof defaults.enabled === 'boolean' ? defaults.enabled : defaults.enabled({ baseUrl: '' }),
+    )
+    .map((check) => check.name);
+  const listed =
+    names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return names.length === 1
+    ? `the enabled check ${listed} sends API requests`
+    : `the enabled checks ${listed} send API requests`;
+})();
+
+/** Each registered check's config as its fixtures give it, by the check's name. */
+function checkConfigs(config: (c: ConfigFixtures) => object): Record<string, object> {
+  return Object.fromEntries(
+    CHECK_FIXTURES.map(({ check, fixtures }) => [check, config(fixtures.config)]),
+  );
+}
 
 describe('defaults', () => {
   it('fills every key the file leaves out', () => {
@@ -78,89 +98,58 @@ describe('defaults', () => {
           thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
           requestBudgetPerSecond: 1,
           maintenance: [],
-          ping: {
-            enabled: true,
-            intervalMs: 60_000,
-            timeoutMs: 10_000,
-            requestTimeoutMs: 10_000,
-            connection: 'new',
-            confirm: { intervalMs: 10_000, windowMs: 180_000, successes: 3 },
-          },
-          lifecycle: {
-            enabled: true,
-            intervalMs: 300_000,
-            timeoutMs: 120_000,
-            requestTimeoutMs: 10_000,
-            pollIntervalMs: 2_000,
-            pollTimeoutMs: 90_000,
-            campaignId: 'isa-monitor-synthetic',
-            addresses: [{ street1: '123 Main St', zip: '80202', expect: 'available' }],
-          },
-          // Off unless configured.
-          analytics: ANALYTICS_DEFAULTS,
-          providers: {
-            enabled: true,
-            intervalMs: 900_000,
-            timeoutMs: 30_000,
-            requestTimeoutMs: 30_000,
-          },
-          coverage: {
-            enabled: true,
-            intervalMs: 900_000,
-            timeoutMs: 30_000,
-            requestTimeoutMs: 10_000,
-            geography: { states: ['CO'] },
-            minProviders: 0,
-          },
-          // On for an https base URL.
-          tls: {
-            enabled: true,
-            intervalMs: 3_600_000,
-            timeoutMs: 15_000,
-            requestTimeoutMs: 15_000,
-            minDays: 14,
-          },
+          // Each default as docs/configuration.md states it, written out in each check's fixtures.
+          ...checkConfigs((c) => c.defaults),
         },
       ],
     });
   });
 
+  it.each(CHECK_FIXTURES)(
+    "gives $check the uniform defaults its section declares (docs/configuration.md's table)",
+    ({ check }) => {
+      const config = ok(parseConfigText(MINIMAL, { checks: CHECK_LIST, env: KEYS }));
+      const [env] = config.environments;
+      const section = findCheck(check)?.config;
+      if (env === undefined || section === undefined) throw new Error(`no section ${check}`);
+      const { defaults } = section;
+      const timeoutMs = parseDuration(defaults.timeout) ?? NaN;
+      expect(sectionOf(env, { name: check })).toMatchObject({
+        enabled:
+          typeof defaults.enabled === 'boolean'
+            ? defaults.enabled
+            : defaults.enabled({ baseUrl: env.baseUrl }),
+        intervalMs: parseDuration(defaults.interval),
+        timeoutMs,
+        // Capped at the run's timeout; without a default of its own, the run's timeout.
+        requestTimeoutMs: Math.min(
+          parseDuration(defaults.requestTimeout ?? defaults.timeout) ?? NaN,
+          timeoutMs,
+        ),
+      });
+    },
+  );
+
   it('reads every key the contract names, in its own units', () => {
     const config = ok(
       parseConfigText(
-        `
-listen: { host: 127.0.0.1, port: 0 }
-state_file: /var/lib/isa-monitor/sessions.json
-log: { level: debug }
-shutdown_timeout: 1500ms
-environments:
-  - name: sandbox-eu
-    base_url: http://127.0.0.1:8080/env/sandbox
-    api_key_env: SANDBOX_EU_KEY
-    thresholds: { expected: 50ms, warning: 200ms, critical: 2s }
-    request_budget_per_second: 12.5
-    ping: { enabled: false, interval: 1s, timeout: 900ms, connection: reuse }
-    providers: { interval: 10m, timeout: 20s, request_timeout: 5s }
-    coverage:
-      enabled: false
-      interval: 1h
-      timeout: 45s
-      states: [CO, "36"]
-      counties: ["08031"]
-      tracts: ["08031001100"]
-      blocks: ["080310011001000"]
-      min_providers: 3
-    tls: { enabled: true, interval: 6h, timeout: 5s, min_days: 30 }
-    lifecycle:
-      interval: 2s
-      timeout: 1500ms
-      poll_interval: 100ms
-      poll_timeout: 1s
-      campaign_id: ci-run
-      addresses:
-        - { street1: "2 Pending Ave", street2: "Apt 4", city: Denver, state: CO, zip: "80202-1234", expect: no_service }
-        - { street1: "3 Main St", city: Denver, state: CO, expect: any }
-`,
+        stringify({
+          listen: { host: '127.0.0.1', port: 0 },
+          state_file: '/var/lib/isa-monitor/sessions.json',
+          log: { level: 'debug' },
+          shutdown_timeout: '1500ms',
+          environments: [
+            {
+              name: 'sandbox-eu',
+              base_url: 'http://127.0.0.1:8080/env/sandbox',
+              api_key_env: 'SANDBOX_EU_KEY',
+              thresholds: { expected: '50ms', warning: '200ms', critical: '2s' },
+              request_budget_per_second: 12.5,
+              // Each check's keys, in the file's spelling, from its fixtures.
+              ...fileSections((f) => f.config.configured.file),
+            },
+          ],
+        }),
         {
           checks: CHECK_LIST,
           env: { SANDBOX_EU_KEY: 'k', ISA_SANDBOX_EU_API_KEY: 'unused' },
@@ -172,8 +161,7 @@ environments:
     expect(config.stateFile).toBe('/var/lib/isa-monitor/sessions.json');
     expect(config.logLevel).toBe('debug');
     expect(config.shutdownTimeoutMs).toBe(1500);
-    const [env] = config.environments;
-    expect(env).toEqual({
+    expect(config.environments[0]).toEqual({
       name: 'sandbox-eu',
       baseUrl: 'http://127.0.0.1:8080/env/sandbox',
       apiKey: 'k',
@@ -181,76 +169,8 @@ environments:
       thresholds: { expectedMs: 50, warningMs: 200, criticalMs: 2000 },
       requestBudgetPerSecond: 12.5,
       maintenance: [],
-      ping: {
-        enabled: false,
-        intervalMs: 1000,
-        timeoutMs: 900,
-        requestTimeoutMs: 900,
-        connection: 'reuse',
-        // Pings every second: confirmation, at its default 10 s, is off.
-        confirm: null,
-      },
-      lifecycle: {
-        enabled: true,
-        intervalMs: 2000,
-        timeoutMs: 1500,
-        // the 10s default, capped at the run's timeout
-        requestTimeoutMs: 1500,
-        pollIntervalMs: 100,
-        pollTimeoutMs: 1000,
-        campaignId: 'ci-run',
-        addresses: [
-          {
-            street1: '2 Pending Ave',
-            street2: 'Apt 4',
-            city: 'Denver',
-            state: 'CO',
-            zip: '80202-1234',
-            expect: 'no_service',
-          },
-          { street1: '3 Main St', city: 'Denver', state: 'CO', expect: 'any' },
-        ],
-      },
-      analytics: ANALYTICS_DEFAULTS,
-      providers: { enabled: true, intervalMs: 600_000, timeoutMs: 20_000, requestTimeoutMs: 5_000 },
-      coverage: {
-        enabled: false,
-        intervalMs: 3_600_000,
-        timeoutMs: 45_000,
-        requestTimeoutMs: 10_000,
-        geography: {
-          states: ['CO', '36'],
-          counties: ['08031'],
-          tracts: ['08031001100'],
-          blocks: ['080310011001000'],
-        },
-        minProviders: 3,
-      },
-      tls: {
-        enabled: true,
-        intervalMs: 21_600_000,
-        timeoutMs: 5_000,
-        requestTimeoutMs: 5_000,
-        minDays: 30,
-      },
+      ...checkConfigs((c) => c.configured.config),
     });
-    // Absent optional address fields stay absent, so the address is a session request as it is.
-    expect(Object.keys((env && sectionOf(env, lifecycleCheck).addresses[1]) ?? {})).toEqual([
-      'street1',
-      'expect',
-      'city',
-      'state',
-    ]);
-  });
-
-  it('accepts a disabled lifecycle without addresses', () => {
-    const config = ok(
-      parseConfigText(
-        'environments:\n  - { name: production, base_url: "https://a.invalid", lifecycle: { enabled: false } }\n',
-        { checks: CHECK_LIST, env: KEYS },
-      ),
-    );
-    expect(config.environments[0]?.lifecycle).toMatchObject({ enabled: false, addresses: [] });
   });
 
   it('shares settings between environments with YAML anchors and merge keys', () => {
@@ -289,39 +209,6 @@ environments:
 });
 
 describe('deprecated keys', () => {
-  it('loads analytics.campaign_id with a warning and ignores it: sessions carry their own campaign', () => {
-    const result = parseConfigText(
-      `
-environments:
-  - name: production
-    base_url: https://a.invalid
-    lifecycle: { campaign_id: acme-synthetic, addresses: [{ street1: "1 Main St", zip: "80202" }] }
-    analytics: { enabled: true, campaign_id: isa-monitor-synthetic }
-`,
-      { checks: CHECK_LIST, env: KEYS },
-    );
-    const config = ok(result);
-    expect(config.environments[0]?.analytics).toEqual({ ...ANALYTICS_DEFAULTS, enabled: true });
-    expect(result.ok && result.warnings).toEqual([
-      {
-        path: 'environments[0].analytics.campaign_id',
-        message:
-          'deprecated and ignored: each session is compared with the campaign_id it was created with (lifecycle.campaign_id); remove this key',
-      },
-    ]);
-  });
-
-  it('still refuses a value the key never accepted', () => {
-    expect(
-      problems(
-        parseConfigText(
-          'environments:\n  - { name: production, base_url: "https://a.invalid", lifecycle: { enabled: false }, analytics: { campaign_id: "" } }\n',
-          { checks: CHECK_LIST, env: KEYS },
-        ),
-      ),
-    ).toEqual(['environments[0].analytics.campaign_id: must not be empty']);
-  });
-
   it('warn about nothing in a file without them', () => {
     const result = parseConfigText(MINIMAL, { checks: CHECK_LIST, env: KEYS });
     expect(result.ok && result.warnings).toEqual([]);
@@ -526,11 +413,11 @@ describe('configuration from environment variables only', () => {
     expect(problems(loadConfig({ checks: CHECK_LIST, env, cwd: dir }))).toEqual([
       'ISA_SANDBOX_API_KEY_FILE: cannot be combined with ISA_SANDBOX_API_KEY: set only one of them',
       'ISA_PRODUCTION_BASE_URL: must be an http:// or https:// URL',
-      'ISA_PRODUCTION_API_KEY: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled checks ping, lifecycle, providers and coverage send API requests',
+      `ISA_PRODUCTION_API_KEY: environment variable ISA_PRODUCTION_API_KEY is not set; ${API_USERS}`,
       'ISA_ENVIRONMENTS: must start with a lowercase letter and contain only lowercase letters, digits, "_" and "-", at most 32 characters (got "Sandbox")',
       'ISA_SANDBOX_BASE_URL: is required',
       'ISA_PRODUCTION_BASE_URL: must be an http:// or https:// URL',
-      'ISA_PRODUCTION_API_KEY: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled checks ping, lifecycle, providers and coverage send API requests',
+      `ISA_PRODUCTION_API_KEY: environment variable ISA_PRODUCTION_API_KEY is not set; ${API_USERS}`,
       'ISA_ENVIRONMENTS: duplicate environment name "production"',
     ]);
   });
@@ -576,7 +463,7 @@ describe('validateConfigDocument', () => {
     ).toEqual([
       'environments[0].base_url: is required',
       'environments[0].lifecycle.addresses: required when lifecycle is enabled',
-      'environments[0].api_key_env: environment variable ISA_ADHOC_API_KEY is not set; the enabled checks ping, lifecycle, providers and coverage send API requests',
+      `environments[0].api_key_env: environment variable ISA_ADHOC_API_KEY is not set; ${API_USERS}`,
     ]);
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { allDashboardQueries, interpolate } from '../../dashboards/src/queries.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { fileSections } from '../support/check-fixtures.js';
 import { eventually, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 import {
   notificationsMatching,
@@ -90,28 +91,9 @@ beforeAll(async () => {
         api_key_env: `ISA_${name.toUpperCase()}_API_KEY`,
         ca_file: caFile,
         request_budget_per_second: 10,
-        ping: { interval: `${scaled(60_000)}ms`, timeout: '1500ms' },
-        lifecycle: {
-          interval: `${scaled(300_000)}ms`,
-          timeout: `${scaled(240_000)}ms`,
-          poll_interval: '100ms',
-          poll_timeout: `${scaled(90_000)}ms`,
-          addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
-        },
-        // Every dashboard panel needs data. A 4 s interval lets 16 runs share a minute: three
-        // analytics requests each stay within the API's 60 a minute.
-        analytics: {
-          enabled: true,
-          interval: '4s',
-          timeout: '3s',
-          request_timeout: '1s',
-          max_pages: 2,
-          max_lookups: 1,
-        },
-        providers: { interval: `${scaled(900_000)}ms`, timeout: '10s' },
-        coverage: { interval: `${scaled(900_000)}ms`, timeout: '10s', min_providers: 1 },
-        // A handshake every few seconds, so the certificate panels have data early.
-        tls: { interval: '4s', timeout: '3s' },
+        // Every registered check, as its fixtures set it for this test: every dashboard panel
+        // needs data.
+        ...fileSections((f) => f.config.endToEnd(scaled)),
       })),
     }),
   );

@@ -3,16 +3,15 @@
  * values, shared by the metrics, server and golden tests.
  */
 import type { Registry, RegistryContentType } from 'prom-client';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { AnyCheck, CheckResult } from '../../src/kernel/check.js';
-import { T0, type CheckFixtures } from '../../src/checks/shared/fixtures.js';
+import type { CheckResult } from '../../src/kernel/check.js';
+import { T0 } from '../../src/checks/shared/fixtures.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import {
   createMetrics,
   type Metrics,
   type MetricsEnvironment,
 } from '../../src/metrics/registry.js';
+import { CHECK_FIXTURES } from '../support/check-fixtures.js';
 import { testEnvironment } from '../support/harness.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 
@@ -60,24 +59,7 @@ export function testMetrics(
   return metrics;
 }
 
-/**
- * Each registered check's fixtures (`src/checks/<name>/fixtures.ts`), found by its name in the
- * registry, in registry order. Every check must have them: the golden metric set and promtool's
- * check of /metrics record them all, so a new check's families are pinned without an edit here.
- */
-export const CHECK_FIXTURES: ReadonlyArray<{ check: string; fixtures: CheckFixtures }> =
-  await Promise.all(
-    (CHECK_LIST as readonly AnyCheck[]).map(async (check) => {
-      const url = new URL(`../../src/checks/${check.name}/fixtures.ts`, import.meta.url);
-      if (!existsSync(fileURLToPath(url))) {
-        throw new Error(
-          `check ${check.name} has no fixtures: src/checks/${check.name}/fixtures.ts`,
-        );
-      }
-      const module = (await import(url.href)) as { fixtures: CheckFixtures };
-      return { check: check.name, fixtures: module.fixtures };
-    }),
-  );
+export { CHECK_FIXTURES };
 
 /** Every registered check's sample results in `environment`, in registry order. */
 export function sampleResults(environment: string): CheckResult[] {

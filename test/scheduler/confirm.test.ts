@@ -4,29 +4,16 @@
  * second 0, 10, 20, …; confirmation every 1 s. Requests are counted at the simulator.
  */
 import { setTimeout as realDelay } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CheckResult, FollowUpEvent } from '../../src/kernel/check.js';
 import { pingCheck } from '../../src/checks/ping/index.js';
 import type { PingConfirmConfig } from '../../src/checks/ping/index.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import type { FaultRule } from '../../src/simulator/faults.js';
-import {
-  captureLogger,
-  startTestSimulator,
-  testEnvironment,
-  testRuntime,
-  type TestSimulator,
-} from '../support/harness.js';
+import { captureLogger, testEnvironment, testRuntime } from '../support/harness.js';
+import { useTestSimulator } from '../support/simulator-hooks.js';
 
-let sim: TestSimulator;
-beforeAll(async () => {
-  sim = await startTestSimulator();
-});
-afterAll(() => sim.close());
-afterEach(() => {
-  vi.useRealTimers();
-  sim.simulator.faults.clear();
-});
+const sim = useTestSimulator();
 
 const START = '2026-01-01T12:00:00.500Z';
 const T0 = Date.parse('2026-01-01T12:00:00.000Z');

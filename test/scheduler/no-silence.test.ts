@@ -8,29 +8,17 @@
  * so on for minutes. The first test fails on a scheduler that sweeps inside the mark.
  */
 import { getEventListeners } from 'node:events';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AnyCheck, CheckResult } from '../../src/kernel/check.js';
 import { pingCheck } from '../../src/checks/ping/index.js';
 import type { EnvironmentRuntime } from '../../src/environment.js';
 import { RUN_SETTLE_MS, Scheduler } from '../../src/scheduler/scheduler.js';
 import type { SkipReason } from '../../src/kernel/vocabulary.js';
-import {
-  captureLogger,
-  startTestSimulator,
-  testEnvironment,
-  testRuntime,
-  type TestSimulator,
-} from '../support/harness.js';
+import { captureLogger, testEnvironment, testRuntime } from '../support/harness.js';
+import { useTestSimulator } from '../support/simulator-hooks.js';
 import { instantPing, noLifecycle } from '../support/scheduled-checks.js';
 
-let sim: TestSimulator;
-beforeAll(async () => {
-  sim = await startTestSimulator();
-});
-afterAll(() => sim.close());
-afterEach(() => {
-  vi.useRealTimers();
-});
+const sim = useTestSimulator();
 
 /**
  * Makes `runtime`'s sweeps wait as the real one did when the defect showed (until its signal

@@ -4,27 +4,15 @@
  * fires no run sooner than due and skips none; a changed interval takes its own grid; a removed
  * environment fires no more.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CheckResult } from '../../src/kernel/check.js';
 import type { EnvironmentRuntime } from '../../src/environment.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
-import {
-  captureLogger,
-  startTestSimulator,
-  testEnvironment,
-  testRuntime,
-  type TestSimulator,
-} from '../support/harness.js';
+import { captureLogger, testEnvironment, testRuntime } from '../support/harness.js';
+import { useTestSimulator } from '../support/simulator-hooks.js';
 import { instantPing, noLifecycle } from '../support/scheduled-checks.js';
 
-let sim: TestSimulator;
-beforeAll(async () => {
-  sim = await startTestSimulator();
-});
-afterAll(() => sim.close());
-afterEach(() => {
-  vi.useRealTimers();
-});
+const sim = useTestSimulator();
 
 async function runtimeWith(intervalMs: number, name = 'production'): Promise<EnvironmentRuntime> {
   const env = testEnvironment(sim.url, {

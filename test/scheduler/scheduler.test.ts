@@ -2,29 +2,17 @@
  * The scheduler without waiting on the wall clock: its tickers run on vitest's fake clock,
  * and overlap, back-off and shutdown are driven tick by tick with checks the test releases.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AnyCheck, CheckResult } from '../../src/kernel/check.js';
 import { pingCheck } from '../../src/checks/ping/index.js';
 import type { SkipReason } from '../../src/kernel/vocabulary.js';
 import type { EnvironmentRuntime } from '../../src/environment.js';
 import { FIRE_LEAD_MS, Scheduler } from '../../src/scheduler/scheduler.js';
-import {
-  captureLogger,
-  startTestSimulator,
-  testEnvironment,
-  testRuntime,
-  type TestSimulator,
-} from '../support/harness.js';
+import { captureLogger, testEnvironment, testRuntime } from '../support/harness.js';
+import { useTestSimulator } from '../support/simulator-hooks.js';
 import { instantPing, noLifecycle } from '../support/scheduled-checks.js';
 
-let sim: TestSimulator;
-beforeAll(async () => {
-  sim = await startTestSimulator();
-});
-afterAll(() => sim.close());
-afterEach(() => {
-  vi.useRealTimers();
-});
+const sim = useTestSimulator();
 
 /** A ping check whose runs wait until the test releases them; `started` counts the runs. */
 function heldPing() {

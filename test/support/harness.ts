@@ -8,11 +8,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CheckLogger } from '../../src/kernel/check.js';
-import { CHECK_LIST, type CheckConfigs } from '../../src/checks/index.js';
+import { CHECK_LIST, findCheck, type CheckConfigs } from '../../src/checks/index.js';
 import type { EnvironmentConfig, EnvironmentSettings } from '../../src/config/index.js';
+import type { CheckConfigBase, CheckSection } from '../../src/config/section.js';
 import { EnvironmentRuntime } from '../../src/environment.js';
 import { SessionLedger } from '../../src/sessions/ledger.js';
 import { createSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { CHECK_FIXTURES } from './check-fixtures.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
 
@@ -77,31 +79,49 @@ export type EnvironmentOverrides = Partial<EnvironmentSettings> & {
 };
 
 /**
- * Every registered check's section as an unconfigured file gives it, but disabled: a test
- * enables the checks it is about (ping and lifecycle are set up below, enabled; analytics with
- * short test settings, off).
+ * Every registered check's section as an unconfigured file gives it, but disabled, and over it
+ * what the check's fixtures set for tests (`config.test`): the checks the tests run in every
+ * environment (ping, lifecycle) come enabled, with short intervals; the others stay off, as in a
+ * file that does not mention them, until a test enables the one it is about.
  */
-function disabledSections(): CheckConfigs {
+function testSections(): Record<string, object> {
   return Object.fromEntries(
-    CHECK_LIST.map((check) => [
-      check.name,
-      check.config.toConfig(check.config.schema.parse({ enabled: false }), {
+    CHECK_FIXTURES.map(({ check, fixtures }) => {
+      const section = sectionOfCheck(check);
+      const disabled = section.toConfig(section.schema.parse({ enabled: false }), {
         baseUrl: 'http://127.0.0.1',
-      }),
-    ]),
-  ) as CheckConfigs;
+      });
+      return [check, { ...disabled, ...fixtures.config.test }];
+    }),
+  );
+}
+
+function sectionOfCheck(name: string): CheckSection {
+  const check = findCheck(name);
+  if (check === undefined) throw new Error(`no registered check ${name}`);
+  return check.config;
 }
 
 export function testEnvironment(
   baseUrl: string,
   overrides: EnvironmentOverrides = {},
 ): EnvironmentConfig {
-  const { lifecycle, ping, analytics, ...rest } = overrides;
-  const sections = disabledSections() as unknown as Record<string, object>;
+  const sections = testSections();
   const settings: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(rest)) {
-    if (key in sections) sections[key] = { ...sections[key], ...(value as object) };
-    else settings[key] = value;
+  for (const [key, value] of Object.entries(overrides)) {
+    const section = sections[key];
+    if (section === undefined) {
+      settings[key] = value;
+      continue;
+    }
+    const override = (value ?? {}) as Partial<CheckConfigBase>;
+    // As in the file: a section with no request timeout of its own (its run is one request, as
+    // ping's) times its request out at its timeout unless set apart.
+    const requestTimeout =
+      override.timeoutMs !== undefined && sectionOfCheck(key).defaults.requestTimeout === undefined
+        ? { requestTimeoutMs: override.timeoutMs }
+        : {};
+    sections[key] = { ...section, ...requestTimeout, ...override };
   }
   return {
     ...(sections as unknown as CheckConfigs),
@@ -112,41 +132,6 @@ export function testEnvironment(
     thresholds: { expectedMs: 100, warningMs: 500, criticalMs: 1000 },
     requestBudgetPerSecond: 50,
     ...settings,
-    // As in the file: ping's request timeout is its timeout unless set apart.
-    ping: {
-      enabled: true,
-      intervalMs: 1_000,
-      timeoutMs: 2_000,
-      requestTimeoutMs: ping?.timeoutMs ?? 2_000,
-      connection: 'new',
-      // Off unless a test is about confirmation pings.
-      confirm: null,
-      ...ping,
-    },
-    lifecycle: {
-      enabled: true,
-      intervalMs: 10_000,
-      timeoutMs: 8_000,
-      requestTimeoutMs: 2_000,
-      pollIntervalMs: 50,
-      pollTimeoutMs: 3_000,
-      campaignId: 'isa-monitor-test',
-      addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
-      ...lifecycle,
-    },
-    // Off, as in a file that does not mention it.
-    analytics: {
-      enabled: false,
-      intervalMs: 10_000,
-      timeoutMs: 8_000,
-      requestTimeoutMs: 2_000,
-      initialWindowMs: 3_600_000,
-      maxPages: 10,
-      maxLookups: 5,
-      ingestLagBoundMs: 300_000,
-      ingestTimeoutMs: 1_800_000,
-      ...analytics,
-    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../api/client.js';
 import { analyticsCheck, type AnalyticsFacts } from './index.js';
 import type { CheckResult } from '../../kernel/check.js';
@@ -14,10 +14,16 @@ import {
   testEnvironment,
   testRuntime,
   type EnvironmentOverrides,
-  type TestSimulator,
 } from '../../../test/support/harness.js';
+import { useTestSimulator } from '../../../test/support/simulator-hooks.js';
 import { createSession } from '../../api/sessions.js';
 import { ping } from '../ping/request.js';
+import { CHECK_LIST } from '../index.js';
+import { formatProblems, parseConfigText } from '../../config/index.js';
+import { problems } from '../../../test/config/helpers.js';
+import { fixtures } from './fixtures.js';
+
+const KEYS = { ISA_PRODUCTION_API_KEY: 'prod-key' };
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -27,17 +33,12 @@ const INGEST_DELAY_MS = 45 * SECOND;
 let t = Date.now();
 const clock = () => t;
 
-let sim: TestSimulator;
-beforeAll(async () => {
-  sim = await startTestSimulator({
-    now: clock,
-    analyticsIngestDelayMs: INGEST_DELAY_MS,
-    // The frozen clock would keep every request in one window; the limit has its own test.
-    rateLimit: { perSecond: 100_000, analyticsPerMinute: 100_000 },
-  });
+const sim = useTestSimulator({
+  now: clock,
+  analyticsIngestDelayMs: INGEST_DELAY_MS,
+  // The frozen clock would keep every request in one window; the limit has its own test.
+  rateLimit: { perSecond: 100_000, analyticsPerMinute: 100_000 },
 });
-afterAll(() => sim.close());
-afterEach(() => sim.simulator.faults.clear());
 
 type Analytics = NonNullable<EnvironmentOverrides['analytics']>;
 
@@ -383,5 +384,41 @@ describe('analytics config', () => {
 
   it('wants the lag bound below the ingest timeout', () => {
     expect(parse({ ingest_lag_bound: '30m', ingest_timeout: '10m' }).success).toBe(false);
+  });
+
+  it('loads campaign_id with a warning and ignores it: sessions carry their own campaign', () => {
+    const result = parseConfigText(
+      `
+environments:
+  - name: production
+    base_url: https://a.invalid
+    lifecycle: { campaign_id: acme-synthetic, addresses: [{ street1: "1 Main St", zip: "80202" }] }
+    analytics: { enabled: true, campaign_id: isa-monitor-synthetic }
+`,
+      { checks: CHECK_LIST, env: KEYS },
+    );
+    if (!result.ok) throw new Error(formatProblems(result.problems));
+    expect(result.config.environments[0]?.analytics).toEqual({
+      ...fixtures.config.defaults,
+      enabled: true,
+    });
+    expect(result.warnings).toEqual([
+      {
+        path: 'environments[0].analytics.campaign_id',
+        message:
+          'deprecated and ignored: each session is compared with the campaign_id it was created with (lifecycle.campaign_id); remove this key',
+      },
+    ]);
+  });
+
+  it('still refuses a campaign_id value the key never accepted', () => {
+    expect(
+      problems(
+        parseConfigText(
+          'environments:\n  - { name: production, base_url: "https://a.invalid", lifecycle: { enabled: false }, analytics: { campaign_id: "" } }\n',
+          { checks: CHECK_LIST, env: KEYS },
+        ),
+      ),
+    ).toEqual(['environments[0].analytics.campaign_id: must not be empty']);
   });
 });

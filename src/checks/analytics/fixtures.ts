@@ -32,4 +32,54 @@ export function analyticsResult(opts: FixtureOptions = {}): CheckResult<Analytic
 
 export const fixtures: CheckFixtures = {
   sampleResults: (environment) => [analyticsResult({ environment })],
+  config: {
+    // Off unless configured.
+    defaults: {
+      enabled: false,
+      intervalMs: 60_000,
+      timeoutMs: 45_000,
+      requestTimeoutMs: 10_000,
+      initialWindowMs: 3_600_000,
+      maxPages: 10,
+      maxLookups: 5,
+      ingestLagBoundMs: 300_000,
+      ingestTimeoutMs: 1_800_000,
+    },
+    configured: {
+      file: {
+        enabled: true,
+        interval: '2m',
+        timeout: '1m',
+        request_timeout: '5s',
+        initial_window: '2h',
+        max_pages: 4,
+        max_lookups: 2,
+        ingest_lag_bound: '10m',
+        ingest_timeout: '1h',
+      },
+      config: {
+        enabled: true,
+        intervalMs: 120_000,
+        timeoutMs: 60_000,
+        requestTimeoutMs: 5_000,
+        initialWindowMs: 7_200_000,
+        maxPages: 4,
+        maxLookups: 2,
+        ingestLagBoundMs: 600_000,
+        ingestTimeoutMs: 3_600_000,
+      },
+    },
+    // Off, as in a file that does not mention it; short settings for the tests that enable it.
+    test: { intervalMs: 10_000, timeoutMs: 8_000, requestTimeoutMs: 2_000 },
+    // A 4 s interval lets 16 runs share a minute: three analytics requests each stay within the
+    // API's 60 a minute.
+    endToEnd: () => ({
+      enabled: true,
+      interval: '4s',
+      timeout: '3s',
+      request_timeout: '1s',
+      max_pages: 2,
+      max_lookups: 1,
+    }),
+  },
 };

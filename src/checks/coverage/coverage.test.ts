@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../kernel/check.js';
 import {
   coverageCheck,
@@ -9,19 +9,11 @@ import {
   type CoverageFacts,
 } from './index.js';
 import type { Fault, SimEndpoint } from '../../simulator/index.js';
-import {
-  startTestSimulator,
-  testEnvironment,
-  testRuntime,
-  type TestSimulator,
-} from '../../../test/support/harness.js';
+import { testEnvironment, testRuntime } from '../../../test/support/harness.js';
+import { useTestSimulator } from '../../../test/support/simulator-hooks.js';
+import { REQUEST_FAILURE_CASES } from '../../../test/support/request-failures.js';
 
-let sim: TestSimulator;
-beforeAll(async () => {
-  sim = await startTestSimulator();
-});
-afterAll(() => sim.close());
-afterEach(() => sim.simulator.faults.clear());
+const sim = useTestSimulator();
 
 async function coverageWith(
   config: Partial<CoverageConfig> = {},
@@ -122,15 +114,7 @@ describe('coverage check', () => {
     });
   });
 
-  it.each([
-    [{ kind: 'status', status: 500 }, 'server_error', '500'],
-    [{ kind: 'status', status: 401 }, 'unauthorized', '401'],
-    [{ kind: 'status', status: 429 }, 'rate_limited', '429'],
-    [{ kind: 'malformed' }, 'invalid_body', '200'],
-    [{ kind: 'html' }, 'invalid_body', '200'],
-    [{ kind: 'reset' }, 'network_error', 'none'],
-    [{ kind: 'hang' }, 'timeout', 'none'],
-  ] as const)('fails with %o as %s', async (fault, reason, code) => {
+  it.each(REQUEST_FAILURE_CASES)('fails with %o as %s', async (fault, reason, code) => {
     const result = await coverageWith({}, fault as Fault);
     expect(result.outcome).toBe('fail');
     expect(result.reason).toBe(reason);

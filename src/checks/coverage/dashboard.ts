@@ -4,11 +4,11 @@
  * places the rows in registry order (reference rows). Design-time only, like every `dashboard.ts`
  * (src/checks/shared/dashboard.ts): nothing the daemon runs imports it.
  */
-import { LineInterpolation } from '@grafana/grafana-foundation-sdk/common';
-import { COLORS, fixedColor, linePanel } from '../../../dashboards/src/panels.js';
+import { COLORS, fixedColor } from '../../../dashboards/src/panels.js';
 import { select } from '../../../dashboards/src/promql.js';
 import {
-  REFERENCE_DATA_ROW,
+  heldCountPanel,
+  referenceDataHalf,
   runsByResultPanel,
   type CheckRow,
   type CheckRows,
@@ -22,7 +22,7 @@ const { metrics } = coverageCheck;
 export const dashboardRows: CheckRows = () => [coverageRow()];
 
 function coverageRow(): CheckRow {
-  const coverageCount = linePanel({
+  const coverageCount = heldCountPanel({
     title: 'Providers covering the monitored geography',
     description:
       'Providers in the latest valid GET /coverage answer for the configured geography (coverage.states, counties, tracts, blocks), with the configured least number (coverage.min_providers) dashed. Below the line the coverage check fails with below_expectation.',
@@ -37,11 +37,7 @@ function coverageRow(): CheckRow {
         legend: '{{environment}} expected at least',
       },
     ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .overrideByRegexp(' expected at least$', fixedColor(COLORS.neutral))
-    .decimals(0)
-    .min(0);
+  }).overrideByRegexp(' expected at least$', fixedColor(COLORS.neutral));
 
   const coverageRuns = runsByResultPanel({
     title: 'Coverage checks by result',
@@ -52,17 +48,5 @@ function coverageRow(): CheckRow {
     good: 'ok',
   });
 
-  return {
-    place: 'reference',
-    title: REFERENCE_DATA_ROW,
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: coverageCount, width: 6 },
-          { panel: coverageRuns, width: 6 },
-        ],
-      },
-    ],
-  };
+  return referenceDataHalf(coverageCount, coverageRuns);
 }

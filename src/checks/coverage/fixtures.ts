@@ -25,4 +25,40 @@ export function coverageResult(
 
 export const fixtures: CheckFixtures = {
   sampleResults: (environment) => [coverageResult({ environment })],
+  config: {
+    defaults: {
+      enabled: true,
+      intervalMs: 900_000,
+      timeoutMs: 30_000,
+      requestTimeoutMs: 10_000,
+      geography: { states: ['CO'] },
+      minProviders: 0,
+    },
+    configured: {
+      file: {
+        enabled: false,
+        interval: '1h',
+        timeout: '45s',
+        states: ['CO', '36'],
+        counties: ['08031'],
+        tracts: ['08031001100'],
+        blocks: ['080310011001000'],
+        min_providers: 3,
+      },
+      config: {
+        enabled: false,
+        intervalMs: 3_600_000,
+        timeoutMs: 45_000,
+        requestTimeoutMs: 10_000,
+        geography: {
+          states: ['CO', '36'],
+          counties: ['08031'],
+          tracts: ['08031001100'],
+          blocks: ['080310011001000'],
+        },
+        minProviders: 3,
+      },
+    },
+    endToEnd: (scaled) => ({ interval: `${scaled(900_000)}ms`, timeout: '10s', min_providers: 1 }),
+  },
 };

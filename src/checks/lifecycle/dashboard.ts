@@ -4,7 +4,6 @@
  * places the rows in registry order (service rows). Design-time only, like every `dashboard.ts`
  * (src/checks/shared/dashboard.ts): nothing the daemon runs imports it.
  */
-import { LineInterpolation } from '@grafana/grafana-foundation-sdk/common';
 import {
   COLORS,
   countBarsPanel,
@@ -23,6 +22,7 @@ import {
 } from '../../../dashboards/src/promql.js';
 import {
   buildMetric,
+  heldCountPanel,
   runsByResultPanel,
   type CheckRow,
   type CheckRows,
@@ -66,7 +66,7 @@ function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
     ],
   });
 
-  const openSessions = linePanel({
+  const openSessions = heldCountPanel({
     title: 'Open synthetic sessions',
     description:
       'Sessions this monitor created and has not yet seen closed. It rises to 1 during a run and must return to 0; a floor above 0 means sessions leak (closing failed), which IsaSyntheticSessionsLeaking reports.',
@@ -77,10 +77,7 @@ function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
         legend: '{{environment}}',
       },
     ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .decimals(0)
-    .min(0);
+  });
 
   const outcomes = countBarsPanel({
     title: 'Qualify outcomes',

@@ -92,9 +92,78 @@ export function lifecycleResult(
   };
 }
 
+/**
+ * The addresses of the configured section: the file spells them as the config holds them, the
+ * optional fields of the second left out.
+ */
+const CONFIGURED_ADDRESSES = [
+  {
+    street1: '2 Pending Ave',
+    street2: 'Apt 4',
+    city: 'Denver',
+    state: 'CO',
+    zip: '80202-1234',
+    expect: 'no_service',
+  },
+  { street1: '3 Main St', city: 'Denver', state: 'CO', expect: 'any' },
+];
+
 export const fixtures: CheckFixtures = {
   sampleResults: (environment) =>
     (['success', 'qualify_timeout', 'not_gone_after_close'] as const).map((kind) =>
       lifecycleResult(kind, { environment }),
     ),
+  config: {
+    // Enabled by default, and an enabled lifecycle needs its addresses.
+    minimal: { addresses: [{ street1: '123 Main St', zip: '80202' }] },
+    defaults: {
+      enabled: true,
+      intervalMs: 300_000,
+      timeoutMs: 120_000,
+      requestTimeoutMs: 10_000,
+      pollIntervalMs: 2_000,
+      pollTimeoutMs: 90_000,
+      campaignId: 'isa-monitor-synthetic',
+      addresses: [{ street1: '123 Main St', zip: '80202', expect: 'available' }],
+    },
+    configured: {
+      file: {
+        interval: '2s',
+        timeout: '1500ms',
+        poll_interval: '100ms',
+        poll_timeout: '1s',
+        campaign_id: 'ci-run',
+        addresses: CONFIGURED_ADDRESSES,
+      },
+      config: {
+        enabled: true,
+        intervalMs: 2000,
+        timeoutMs: 1500,
+        // the 10s default, capped at the run's timeout
+        requestTimeoutMs: 1500,
+        pollIntervalMs: 100,
+        pollTimeoutMs: 1000,
+        campaignId: 'ci-run',
+        addresses: CONFIGURED_ADDRESSES,
+      },
+    },
+    // Polls every 50 ms: a session the simulator qualifies in 150 ms takes a few polls.
+    test: {
+      enabled: true,
+      intervalMs: 10_000,
+      timeoutMs: 8_000,
+      requestTimeoutMs: 2_000,
+      pollIntervalMs: 50,
+      pollTimeoutMs: 3_000,
+      campaignId: 'isa-monitor-test',
+      addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
+    },
+    endToEnd: (scaled) => ({
+      interval: `${scaled(300_000)}ms`,
+      timeout: `${scaled(240_000)}ms`,
+      poll_interval: '100ms',
+      poll_timeout: `${scaled(90_000)}ms`,
+      addresses: [{ street1: '2 Pending Ave', zip: '80202', expect: 'available' }],
+    }),
+  },
 };

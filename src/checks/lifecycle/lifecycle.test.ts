@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Agent } from 'undici';
 import { EnvironmentRuntime } from '../../environment.js';
 import { REFILL_HEADROOM } from '../../limits/request-budget.js';
@@ -15,17 +15,15 @@ import {
   type EnvironmentOverrides,
   type TestSimulator,
 } from '../../../test/support/harness.js';
+import { useTestSimulator } from '../../../test/support/simulator-hooks.js';
 import { CHECK_LIST } from '../index.js';
+import { stringify } from 'yaml';
+import { formatProblems, parseConfigText } from '../../config/index.js';
+import { sectionOf } from '../../config/section.js';
+import { fixtures } from './fixtures.js';
 
-let sim: TestSimulator;
+const sim = useTestSimulator({ qualifyDelayMs: 150 });
 let zip = 10000;
-beforeAll(async () => {
-  sim = await startTestSimulator({ qualifyDelayMs: 150 });
-});
-afterAll(() => sim.close());
-afterEach(() => {
-  sim.simulator.faults.clear();
-});
 
 /** A fresh ZIP per run, so the simulator's recent-lookup cache never answers for another test. */
 function address(street1: string, expect: AddressConfig['expect'] = 'available'): AddressConfig {
@@ -387,5 +385,37 @@ describe('lifecycle check when the session ledger cannot be written', () => {
     expect(lines.some((l) => l.msg === 'lifecycle run aborted')).toBe(true);
     expect(sim.requests.slice(before).filter((r) => r.method === 'POST')).toEqual([]);
     expect(sim.simulator.state.openSessions()).toEqual([]);
+  });
+});
+
+describe('lifecycle config', () => {
+  const load = (lifecycle: Record<string, unknown>) => {
+    const result = parseConfigText(
+      stringify({
+        // Budget enough for the configured section's poll every 100 ms.
+        environments: [
+          {
+            name: 'production',
+            base_url: 'https://a.invalid',
+            request_budget_per_second: 20,
+            lifecycle,
+          },
+        ],
+      }),
+      { checks: CHECK_LIST, env: { ISA_PRODUCTION_API_KEY: 'prod-key' } },
+    );
+    if (!result.ok) throw new Error(formatProblems(result.problems));
+    const [environment] = result.config.environments;
+    if (environment === undefined) throw new Error('no environment');
+    return sectionOf(environment, lifecycleCheck);
+  };
+
+  it('accepts a disabled lifecycle without addresses', () => {
+    expect(load({ enabled: false })).toMatchObject({ enabled: false, addresses: [] });
+  });
+
+  it('leaves absent optional address fields absent, so the address is a session request as it is', () => {
+    const { addresses } = load(fixtures.config.configured.file);
+    expect(Object.keys(addresses[1] ?? {})).toEqual(['street1', 'expect', 'city', 'state']);
   });
 });

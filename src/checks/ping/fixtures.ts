@@ -82,4 +82,37 @@ export const fixtures: CheckFixtures = {
     (['ok', 'timeout', 'unauthorized', 'teapot'] as const).map((kind) =>
       pingResult(kind, { environment }),
     ),
+  config: {
+    defaults: {
+      enabled: true,
+      intervalMs: 60_000,
+      timeoutMs: 10_000,
+      requestTimeoutMs: 10_000,
+      connection: 'new',
+      confirm: { intervalMs: 10_000, windowMs: 180_000, successes: 3 },
+    },
+    configured: {
+      file: { enabled: false, interval: '1s', timeout: '900ms', connection: 'reuse' },
+      config: {
+        enabled: false,
+        intervalMs: 1000,
+        timeoutMs: 900,
+        requestTimeoutMs: 900,
+        connection: 'reuse',
+        // Pings every second: confirmation, at its default 10 s, is off.
+        confirm: null,
+      },
+    },
+    // Every second; confirmation off unless a test is about confirmation pings.
+    test: {
+      enabled: true,
+      intervalMs: 1_000,
+      timeoutMs: 2_000,
+      requestTimeoutMs: 2_000,
+      connection: 'new',
+      confirm: null,
+    },
+    // The contract's minute, compressed; the timeout above the 1.1 s latency the test injects.
+    endToEnd: (scaled) => ({ interval: `${scaled(60_000)}ms`, timeout: '1500ms' }),
+  },
 };

@@ -1,25 +1,19 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../kernel/check.js';
 import { pingCheck, type PingFacts } from './index.js';
 import type { Fault } from '../../simulator/index.js';
-import {
-  startTestSimulator,
-  testEnvironment,
-  testRuntime,
-  type TestSimulator,
-} from '../../../test/support/harness.js';
+import { testEnvironment, testRuntime } from '../../../test/support/harness.js';
+import { useTestSimulator } from '../../../test/support/simulator-hooks.js';
+import { REQUEST_FAILURE_CASES } from '../../../test/support/request-failures.js';
 
-let sim: TestSimulator;
+const sim = useTestSimulator();
 beforeAll(async () => {
-  sim = await startTestSimulator();
   // The simulator shares this process: warm both sides up so the first measured ping is not
   // dominated by JIT compilation.
   await pingWith();
 });
-afterAll(() => sim.close());
-afterEach(() => sim.simulator.faults.clear());
 
 async function pingWith(fault?: Fault, env = testEnvironment('')) {
   if (fault) sim.simulator.faults.add({ endpoint: 'ping', fault });
@@ -70,23 +64,18 @@ describe('ping check', () => {
     expect(result.facts?.durationMs).toBeGreaterThanOrEqual(ms);
   });
 
-  it.each([
-    [{ kind: 'status', status: 500 }, 'server_error', '500'],
-    [{ kind: 'status', status: 503 }, 'server_error', '503'],
-    [{ kind: 'status', status: 401 }, 'unauthorized', '401'],
-    [{ kind: 'status', status: 429 }, 'rate_limited', '429'],
-    [{ kind: 'status', status: 404 }, 'unexpected_status', '404'],
-    [{ kind: 'malformed' }, 'invalid_body', '200'],
-    [{ kind: 'html' }, 'invalid_body', '200'],
-    [{ kind: 'reset' }, 'network_error', 'none'],
-  ] as const)('fails with %o as %s', async (fault, reason, code) => {
-    const result = await pingWith(fault as Fault);
-    expect(result.outcome).toBe('fail');
-    expect(result.reason).toBe(reason);
-    expect(result.facts?.result).toBe(reason);
-    expect(result.facts?.up).toBe(false);
-    expect(result.responses).toEqual([{ operation: 'ping', code }]);
-  });
+  // A hang has its own test below, at a timeout short enough for a test.
+  it.each(REQUEST_FAILURE_CASES.filter(([fault]) => fault.kind !== 'hang'))(
+    'fails with %o as %s',
+    async (fault, reason, code) => {
+      const result = await pingWith(fault);
+      expect(result.outcome).toBe('fail');
+      expect(result.reason).toBe(reason);
+      expect(result.facts?.result).toBe(reason);
+      expect(result.facts?.up).toBe(false);
+      expect(result.responses).toEqual([{ operation: 'ping', code }]);
+    },
+  );
 
   it('reports the API request_id of an error body in its step', async () => {
     const result = await pingWith({ kind: 'status', status: 500 });

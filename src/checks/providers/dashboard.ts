@@ -4,10 +4,14 @@
  * places the rows in registry order (reference rows). Design-time only, like every `dashboard.ts`
  * (src/checks/shared/dashboard.ts): nothing the daemon runs imports it.
  */
-import { LineInterpolation } from '@grafana/grafana-foundation-sdk/common';
-import { countBarsPanel, linePanel } from '../../../dashboards/src/panels.js';
+import { countBarsPanel } from '../../../dashboards/src/panels.js';
 import { VARIABLES, increase, select } from '../../../dashboards/src/promql.js';
-import { REFERENCE_DATA_ROW, type CheckRow, type CheckRows } from '../shared/dashboard.js';
+import {
+  heldCountPanel,
+  referenceDataHalf,
+  type CheckRow,
+  type CheckRows,
+} from '../shared/dashboard.js';
 import { providersCheck } from './index.js';
 
 const { interval } = VARIABLES;
@@ -18,7 +22,7 @@ const { metrics } = providersCheck;
 export const dashboardRows: CheckRows = () => [providersRow()];
 
 function providersRow(): CheckRow {
-  const listed = linePanel({
+  const listed = heldCountPanel({
     title: 'Providers listed',
     description:
       'Providers in the latest valid GET /service_providers answer, by record type (fcc_provider, supplemental_brand). Fetched every 15 minutes by default and held until the next fetch. An empty list, or one that lost more than 20 % of the largest list of the last 6 hours, is IsaProviderListShrank.',
@@ -29,10 +33,7 @@ function providersRow(): CheckRow {
         legend: '{{environment}} {{type}}',
       },
     ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .decimals(0)
-    .min(0);
+  });
 
   const listChanges = countBarsPanel({
     title: 'Provider list changes and checks',
@@ -52,17 +53,5 @@ function providersRow(): CheckRow {
     ],
   }).axisLabel('per slot');
 
-  return {
-    place: 'reference',
-    title: REFERENCE_DATA_ROW,
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: listed, width: 6 },
-          { panel: listChanges, width: 6 },
-        ],
-      },
-    ],
-  };
+  return referenceDataHalf(listed, listChanges);
 }

@@ -24,4 +24,12 @@ export function providersResult(opts: FixtureOptions = {}): CheckResult<Provider
 
 export const fixtures: CheckFixtures = {
   sampleResults: (environment) => [providersResult({ environment })],
+  config: {
+    defaults: { enabled: true, intervalMs: 900_000, timeoutMs: 30_000, requestTimeoutMs: 30_000 },
+    configured: {
+      file: { interval: '10m', timeout: '20s', request_timeout: '5s' },
+      config: { enabled: true, intervalMs: 600_000, timeoutMs: 20_000, requestTimeoutMs: 5_000 },
+    },
+    endToEnd: (scaled) => ({ interval: `${scaled(900_000)}ms`, timeout: '10s' }),
+  },
 };

@@ -1,24 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceProvider } from '../../api/schemas.js';
 import type { CheckResult } from '../../kernel/check.js';
 import { orderViolation, providersCheck, type ProvidersFacts } from './index.js';
 import type { EnvironmentRuntime } from '../../environment.js';
 import type { Fault } from '../../simulator/index.js';
-import {
-  startTestSimulator,
-  testEnvironment,
-  testRuntime,
-  type TestSimulator,
-} from '../../../test/support/harness.js';
+import { testEnvironment, testRuntime } from '../../../test/support/harness.js';
+import { useTestSimulator } from '../../../test/support/simulator-hooks.js';
+import { REQUEST_FAILURE_CASES } from '../../../test/support/request-failures.js';
 
-let sim: TestSimulator;
+const sim = useTestSimulator();
 let runtime: EnvironmentRuntime;
-beforeAll(async () => {
-  sim = await startTestSimulator();
-});
-afterAll(() => sim.close());
 afterEach(async () => {
-  sim.simulator.faults.clear();
   await runtime?.close();
 });
 
@@ -107,19 +99,9 @@ describe('providers check', () => {
     expect(result.facts?.counts).toEqual({ fcc_provider: 4, supplemental_brand: 2 });
   });
 
-  it.each([
-    [{ kind: 'status', status: 500 }, 'server_error', '500'],
-    [{ kind: 'status', status: 502 }, 'server_error', '502'],
-    [{ kind: 'status', status: 401 }, 'unauthorized', '401'],
-    [{ kind: 'status', status: 429 }, 'rate_limited', '429'],
-    [{ kind: 'status', status: 404 }, 'unexpected_status', '404'],
-    [{ kind: 'malformed' }, 'invalid_body', '200'],
-    [{ kind: 'html' }, 'invalid_body', '200'],
-    [{ kind: 'reset' }, 'network_error', 'none'],
-    [{ kind: 'hang' }, 'timeout', 'none'],
-  ] as const)('fails with %o as %s', async (fault, reason, code) => {
+  it.each(REQUEST_FAILURE_CASES)('fails with %o as %s', async (fault, reason, code) => {
     await freshRuntime();
-    const result = await runWith(fault as Fault);
+    const result = await runWith(fault);
     expect(result.outcome).toBe('fail');
     expect(result.reason).toBe(reason);
     expect(result.facts?.counts).toBeNull();

@@ -13,7 +13,16 @@
  * (scripts/build.mjs, from src/cli.ts) leaves them and the Grafana SDK out.
  */
 import type { MetricDefinition } from '../../kernel/metric-definition.js';
-import { COLORS, countBarsPanel, fixedColor, type Line } from '../../../dashboards/src/panels.js';
+import { LineInterpolation } from '@grafana/grafana-foundation-sdk/common';
+import {
+  COLORS,
+  countBarsPanel,
+  fixedColor,
+  linePanel,
+  type Line,
+  type PanelSpec,
+  type Placed,
+} from '../../../dashboards/src/panels.js';
 import { VARIABLES, increase, select } from '../../../dashboards/src/promql.js';
 
 /**
@@ -44,6 +53,35 @@ export type CheckRows = (metrics: BuildMetrics) => readonly CheckRow[];
 
 /** The title of the row the reference-data checks (the provider list and coverage) share. */
 export const REFERENCE_DATA_ROW = 'Reference data: provider list and coverage';
+
+/**
+ * One reference-data check's half of the row it shares (`REFERENCE_DATA_ROW`): its two panels side
+ * by side, half the row's width, the other check's half beside them.
+ */
+export function referenceDataHalf(left: Placed['panel'], right: Placed['panel']): CheckRow {
+  return {
+    place: 'reference',
+    title: REFERENCE_DATA_ROW,
+    lines: [
+      {
+        height: 8,
+        panels: [
+          { panel: left, width: 6 },
+          { panel: right, width: 6 },
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * A whole number a check sets once a run and that holds until the next (providers listed, open
+ * synthetic sessions), drawn in steps from 0: a line between two runs would show values no run
+ * saw.
+ */
+export function heldCountPanel(spec: PanelSpec) {
+  return linePanel(spec).lineInterpolation(LineInterpolation.StepAfter).decimals(0).min(0);
+}
 
 /**
  * The build's metric `key`, for a row that reads a metric no check owns (e.g. the synthetic

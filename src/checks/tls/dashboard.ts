@@ -4,10 +4,9 @@
  * the rows in registry order (reference rows). Design-time only, like every `dashboard.ts`
  * (src/checks/shared/dashboard.ts): nothing the daemon runs imports it.
  */
-import { LineInterpolation } from '@grafana/grafana-foundation-sdk/common';
 import { countBarsPanel, linePanel } from '../../../dashboards/src/panels.js';
 import { VARIABLES, increase, select } from '../../../dashboards/src/promql.js';
-import type { CheckRow, CheckRows } from '../shared/dashboard.js';
+import { heldCountPanel, type CheckRow, type CheckRows } from '../shared/dashboard.js';
 import { tlsCheck } from './index.js';
 
 const { interval } = VARIABLES;
@@ -33,7 +32,7 @@ function certificatesRow(): CheckRow {
     .axisLabel('days')
     .decimals(1);
 
-  const verified = linePanel({
+  const verified = heldCountPanel({
     title: 'Certificate chain verified',
     description:
       "1 when the chain verified against the system CAs plus the environment's ca_file and matched the host name, 0 when not: then IsaTlsCertificateInvalid pages for production after 10 minutes.",
@@ -44,11 +43,7 @@ function certificatesRow(): CheckRow {
         legend: '{{environment}}',
       },
     ],
-  })
-    .lineInterpolation(LineInterpolation.StepAfter)
-    .decimals(0)
-    .min(0)
-    .max(1);
+  }).max(1);
 
   const results = countBarsPanel({
     title: 'Certificate checks that did not pass',

@@ -25,4 +25,26 @@ export function tlsResult(opts: FixtureOptions = {}): CheckResult {
 
 export const fixtures: CheckFixtures = {
   sampleResults: (environment) => [tlsResult({ environment })],
+  config: {
+    // On for an https base URL.
+    defaults: {
+      enabled: true,
+      intervalMs: 3_600_000,
+      timeoutMs: 15_000,
+      requestTimeoutMs: 15_000,
+      minDays: 14,
+    },
+    configured: {
+      file: { enabled: true, interval: '6h', timeout: '5s', min_days: 30 },
+      config: {
+        enabled: true,
+        intervalMs: 21_600_000,
+        timeoutMs: 5_000,
+        requestTimeoutMs: 5_000,
+        minDays: 30,
+      },
+    },
+    // A handshake every few seconds, so the certificate panels have data early.
+    endToEnd: () => ({ interval: '4s', timeout: '3s' }),
+  },
 };
