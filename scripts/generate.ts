@@ -18,13 +18,20 @@
  * test/build/generated.test.ts runs the check mode, so CI fails while a generated file is stale
  * (docs/architecture.md, "Generated files").
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderAllDashboards, DASHBOARDS_DIR } from '../dashboards/src/index.js';
 import { renderAll as renderDeploy } from './deploy/render.js';
 import { renderDocs } from './docs/render-docs.js';
 import { assembleRules } from './rules/assemble-rules.js';
-import { REPO_ROOT, RULES_PATH, generateAll as generateRuleTests } from './rules/gen-rule-tests.js';
+import {
+  GENERATED_MARK,
+  REPO_ROOT,
+  RULES_PATH,
+  TESTS_DIR,
+  generateAll as generateRuleTests,
+} from './rules/gen-rule-tests.js';
 import { runGenerator, writeGenerated, type GeneratedText } from './write-generated.js';
 
 /** The command that rewrites every generated file, as the stale-file messages print it. */
@@ -45,11 +52,30 @@ export async function generateEverything(): Promise<GeneratedText[]> {
   ];
 }
 
+/**
+ * Generated rule tests that no scenario writes any more: a check removed with its folder leaves
+ * its alerts/tests/<scenario>.yaml behind, which would then test alerts that no longer exist.
+ */
+export function orphanedFiles(
+  generated: readonly GeneratedText[],
+  dir = path.join(REPO_ROOT, TESTS_DIR),
+): string[] {
+  const written = new Set(generated.map(({ target }) => target));
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.yaml'))
+    .map((name) => path.join(dir, name))
+    .filter(
+      (file) => !written.has(file) && readFileSync(file, 'utf8').startsWith(`# ${GENERATED_MARK}`),
+    );
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  runGenerator(async () =>
-    writeGenerated(await generateEverything(), {
+  runGenerator(async () => {
+    const generated = await generateEverything();
+    return writeGenerated(generated, {
       check: process.argv.includes('--check'),
       regenerate: REGENERATE_COMMAND,
-    }),
-  );
+      orphans: orphanedFiles(generated),
+    });
+  });
 }
