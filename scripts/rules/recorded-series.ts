@@ -5,9 +5,10 @@
  * reads the rendered text, so the rule tests see what Prometheus would store, not a model of it.
  *
  * What Prometheus adds itself is added here: the `job` and `instance` target labels, `up`, stale
- * markers after a failed scrape, and (with `le_style: prometheus3`) Prometheus 3's `le` spelling.
- * Default process metrics are off for determinism; the one the rules read,
- * `process_start_time_seconds`, is the fake process's start: scenario time 0.
+ * markers after a failed scrape (none while the monitor is `cut` off), and (with `le_style:
+ * prometheus3`) Prometheus 3's `le` spelling. Default process metrics are off for determinism;
+ * the one the rules read, `process_start_time_seconds`, is the fake process's start: scenario
+ * time 0.
  */
 import { createMetrics, metricsEnvironmentOf } from '../../src/metrics/registry.js';
 import { Recorder } from '../../src/metrics/recorder.js';
@@ -114,6 +115,8 @@ async function recordMonitor(
     // The text only changes when something was recorded.
     if (i === 0 || next !== before) current = read(await render());
     const state = monitor[Math.min(Math.floor(t / 60), minutes - 1)] ?? 'up';
+    // Cut off: no sample and no staleness marker arrives for any series of the monitor.
+    if (state === 'cut') for (const series of byIdentity.values()) series.values[i] = undefined;
     if (state !== 'up') continue;
     for (const sample of current) {
       let series = byIdentity.get(sample.series);
@@ -136,8 +139,8 @@ async function recordMonitor(
   };
   for (let i = 0; i < scrapes; i++) {
     const state = monitor[Math.min(Math.floor((i * scrapeSeconds) / 60), minutes - 1)] ?? 'up';
-    up.values.push({ up: 1, down: 0, absent: null }[state]);
-    started.values.push(state === 'up' ? 0 : null);
+    up.values.push({ up: 1, down: 0, absent: null, cut: undefined }[state]);
+    started.values.push({ up: 0, down: null, absent: null, cut: undefined }[state]);
   }
   return [...byIdentity.values(), up, started];
 }

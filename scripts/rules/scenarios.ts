@@ -221,10 +221,16 @@ export function scenarioMinutes(scenario: Scenario): number {
   return Math.floor(last / 60_000) + 1;
 }
 
-export const MONITOR_STATES = ['up', 'down', 'absent'] as const;
+export const MONITOR_STATES = ['up', 'down', 'absent', 'cut'] as const;
 export type MonitorState = (typeof MONITOR_STATES)[number];
 
-/** The monitor's state each minute: scraped (`up`), failing scrapes (`down`), no target. */
+/**
+ * The monitor's state each minute: scraped (`up`), failing scrapes (`down`), no target
+ * (`absent`: its series end with a staleness marker), or scraped by an agent cut off from the
+ * Prometheus that evaluates the rules (`cut`: nothing arrives, not even a staleness marker, so
+ * its last samples stay in the lookback; docs/deploy.md, "Many locations"). The monitor goes on
+ * recording meanwhile; what the agent sends after it is back is not modelled here.
+ */
 export function monitorTimeline(scenario: Scenario): MonitorState[] {
   return expandTimeline(scenario.monitor ?? '', scenarioMinutes(scenario), 'up').map((s) => {
     if (!(MONITOR_STATES as readonly string[]).includes(s)) {

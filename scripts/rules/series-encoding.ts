@@ -10,11 +10,15 @@ export interface Sample {
   value: number;
 }
 
-/** One input series: its name, label set and one value per scrape (null: no sample). */
+/**
+ * One input series: its name, label set and one value per scrape. `null`: no sample, and a
+ * staleness marker after a present one, as a failed scrape or a vanished target writes it;
+ * `undefined`: nothing arrived, not even the marker, as from an agent cut off from the store.
+ */
 export interface Series {
   metric: string;
   labels: Record<string, string>;
-  values: Array<number | null>;
+  values: Array<number | null | undefined>;
 }
 
 const SAMPLE_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/;
@@ -112,9 +116,9 @@ function formatNumber(n: number): string {
 /**
  * Writes values in promtool's expanding notation: `a+bxn` (n+1 values from a in steps of b),
  * `axn` (a, n+1 times), `_` / `_xn` (n missing samples) and `stale` (the first missing sample
- * after a present one, as a failed scrape writes it).
+ * after a present one, as a failed scrape writes it; none where it is `undefined`: nothing came).
  */
-export function expandingNotation(values: ReadonlyArray<number | null>): string {
+export function expandingNotation(values: ReadonlyArray<number | null | undefined>): string {
   const out: string[] = [];
   let i = 0;
   while (i < values.length) {
@@ -122,12 +126,12 @@ export function expandingNotation(values: ReadonlyArray<number | null>): string 
     if (v === null || v === undefined) {
       let j = i;
       const previous = i > 0 ? values[i - 1] : null;
-      if (previous !== null && previous !== undefined) {
+      if (v === null && previous !== null && previous !== undefined) {
         out.push('stale');
         j++;
       }
       let missing = 0;
-      while (j < values.length && values[j] === null) {
+      while (j < values.length && (values[j] === null || values[j] === undefined)) {
         missing++;
         j++;
       }
@@ -160,7 +164,7 @@ export function expandingNotation(values: ReadonlyArray<number | null>): string 
 }
 
 /** The last index of the arithmetic progression of present values starting at `i`. */
-function progressionEnd(values: ReadonlyArray<number | null>, i: number): number {
+function progressionEnd(values: ReadonlyArray<number | null | undefined>, i: number): number {
   const first = values[i];
   const second = values[i + 1];
   if (first === null || first === undefined || second === null || second === undefined) return i;

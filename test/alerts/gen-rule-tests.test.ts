@@ -108,6 +108,10 @@ describe('expandingNotation', () => {
     expect(expandingNotation([null, null, 1, 1, null, null, null])).toBe('_x2 1x1 stale _x2');
     expect(expandingNotation([1, null])).toBe('1 stale');
   });
+  it('writes no stale marker where nothing arrived (undefined), as from an agent cut off', () => {
+    expect(expandingNotation([1, 1, undefined, undefined, 1])).toBe('1x1 _x2 1');
+    expect(expandingNotation([1, undefined, null])).toBe('1 _x2');
+  });
   it('round-trips arbitrary sequences through promtool notation', () => {
     // A fixed pseudo-random sequence (LCG): steps, plateaus, gaps and fractional values.
     let seed = 42;

@@ -19,6 +19,7 @@ import { startSimulator } from '../../src/simulator/index.js';
 import { eventually, type DaemonProcess } from '../support/cli.js';
 import {
   API_KEY,
+  EVALUATION_INTERVAL_MS,
   FACTOR,
   LOCATIONS,
   expectNoPageFromOneLocation,
@@ -26,6 +27,7 @@ import {
   oneStartAtATime,
   pagesSince,
   REAL_MINUTE_MS,
+  SLACK_MS,
   wait,
   scaledMs,
   startLocation,
@@ -44,6 +46,11 @@ import {
 
 /** deploy/agent/prometheus.yml's batch_send_deadline: how late a sample may leave an agent. */
 const SEND_DEADLINE_MS = 5_000;
+/**
+ * The rules' freshness bound on a location's vote (docs/alerts.md, "Locations: who votes"): it
+ * votes while its newest `up` at the centre is at most this old, in real time.
+ */
+const VOTE_FRESHNESS_MS = 60_000;
 
 interface RemoteWriteDeployment extends Deployment {
   agents: Map<Location, PrometheusAgent>;
@@ -115,6 +122,9 @@ async function expectRulesHealthy(deployment: RemoteWriteDeployment): Promise<vo
   expect(voting?.value[1]).toBe(String(LOCATIONS.length));
 }
 
+/** Test milliseconds as real seconds on the compressed clock. */
+const realSeconds = (ms: number): string => ((ms * FACTOR) / 1000).toFixed(0);
+
 async function stopRemoteWriteDeployment(d: RemoteWriteDeployment): Promise<void> {
   await Promise.all([...d.agents.values()].map((a) => a.stop()));
   await stopDeployment(d);
@@ -175,15 +185,33 @@ describe.concurrent('two locations over remote write, central rules, end to end'
     // East's agent down for two minutes: nothing arrives from east, not even staleness.
     const east = deployment.agents.get('east')!;
     const attempts = 'sum(isa_ping_attempts_total{location="east"})';
+    const eastVotes = async (): Promise<boolean> =>
+      (await stack.query('environment:isa_monitor_voting:bool{location="east"}')).length > 0;
     const [before] = await stack.query(attempts);
+    await eventually(eastVotes, 30_000, 'east to vote before its agent stops');
     const agentDownAt = Date.now();
+    const stopping = performance.now();
     await east.stop();
-    await wait(REAL_MINUTE_MS);
-    const voting = await stack.query('environment:isa_monitor_voting:bool{location="east"}');
+    // The agent has exited: east's newest `up` at the centre is at most as old as this, so its
+    // vote ends by the first evaluation after the freshness bound has passed since then, while
+    // its last samples are still in the 5-minute lookback.
+    const stoppedAt = performance.now();
+    await eventually(async () => !(await eastVotes()), 2 * REAL_MINUTE_MS, "east's vote to end");
+    const voteEndedMs = performance.now() - stoppedAt;
     const [lastUp] = await stack.query('up{job="isa-monitor",location="east"}');
-    await wait(REAL_MINUTE_MS);
+    expect(
+      voteEndedMs,
+      `east's vote ended ${voteEndedMs.toFixed(0)} ms after its agent had exited`,
+    ).toBeLessThanOrEqual(scaledMs(VOTE_FRESHNESS_MS + EVALUATION_INTERVAL_MS) + SLACK_MS);
+    await wait(Math.max(0, 2 * REAL_MINUTE_MS - (performance.now() - stoppedAt)));
+    expect(await eastVotes(), 'east still without a vote at the end of the outage').toBe(false);
     await east.start();
     const agentUpAt = Date.now();
+    const restartedAt = performance.now();
+    // Its first fresh samples bring the vote back; the agent replays its write-ahead log first,
+    // which takes its own (unscaled) seconds.
+    await eventually(eastVotes, 30_000, "east's vote after its agent's restart");
+    const voteBackMs = performance.now() - restartedAt;
     // The monitor went on pinging, and its counters tell the centre so once the agent sends
     // again: after the agent has replayed its write-ahead log, which takes its own (unscaled)
     // seconds.
@@ -200,16 +228,20 @@ describe.concurrent('two locations over remote write, central rules, end to end'
     const caughtUpMs = Date.now() - agentUpAt;
     const duringAgent = await samplesBetween(deployment, up, agentDownAt, agentUpAt);
     const pinged = Number(after?.value[1]) - Number(before?.value[1]);
-    // A minute into the outage east's last `up` is still within the lookback (5 minutes).
+    // When the vote ended, east's last `up` was still within the lookback (5 minutes).
     expect(lastUp?.value[1]).toBe('1');
     expect(pagesSince(stack, start)).toEqual([]);
     expect(await unhealthyRules(stack.prometheusUrl)).toEqual([]);
     report.push(
       `  east's agent down 2 min: ${duringAgent['east'] ?? 0} samples of its up for the outage ` +
-        `(west ${duringAgent['west'] ?? 0}); a minute in, east's last up still read ` +
-        `${lastUp?.value[1]} and east ${voting.length > 0 ? 'still voted' : 'did not vote'} ` +
-        `(the lookback, docs/deploy.md); ${pinged} pings counted across the outage, at the ` +
-        `centre ${(caughtUpMs / 1000).toFixed(1)} s (not scaled) after the restart; no page`,
+        `(west ${duringAgent['west'] ?? 0}); east stopped voting ` +
+        `${realSeconds(voteEndedMs)} s after its agent had exited (the exit took ` +
+        `${realSeconds(stoppedAt - stopping)} s; bound ` +
+        `${realSeconds(scaledMs(VOTE_FRESHNESS_MS + EVALUATION_INTERVAL_MS))} s), its last up ` +
+        `still reading ${lastUp?.value[1]} in the lookback (docs/deploy.md); it voted again ` +
+        `${(voteBackMs / 1000).toFixed(1)} s (not scaled) after the restart; ${pinged} pings ` +
+        `counted across the outage, at the centre ${(caughtUpMs / 1000).toFixed(1)} s (not ` +
+        `scaled) after the restart; no page`,
     );
   }, 180_000);
 
