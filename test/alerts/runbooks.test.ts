@@ -83,7 +83,8 @@ describe('docs/runbooks.md', () => {
 
   it('has one section per alert, each with Meaning, Impact, Diagnosis and Mitigation', () => {
     const sections = headings.filter((h) => h.level === 2).map((h) => h.text);
-    // Each alert once; their order is the runbook's (by what is affected), not the rules'.
+    // Each alert once; their order is the page's (the checks' in registry order, then the
+    // hand-written ones), not the rules'.
     expect(new Set(sections).size).toBe(sections.length);
     expect([...sections].sort()).toEqual(Object.keys(CONTRACT_ALERTS).sort());
     headings.forEach((h, i) => {
