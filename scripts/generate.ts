@@ -9,8 +9,9 @@
  * 3. the dashboards (dashboards/*.json) from dashboards/src;
  * 4. the Kubernetes objects made from the rules and dashboards (deploy/kubernetes/base/);
  * 5. the tables of docs/metrics.md, docs/configuration.md and docs/alerts.md that repeat the
- *    metric catalog, the checks' config sections and the rules (scripts/docs/render-docs.ts),
- *    between their marker comments; the prose around them stays hand-written.
+ *    metric catalog, the checks' config sections and the rules, and the sections of
+ *    docs/runbooks.md each check keeps in its `runbook.md` (scripts/docs/render-docs.ts), between
+ *    their marker comments; the prose around them stays hand-written.
  *
  *   npm run generate               write every file that differs
  *   npm run generate -- --check    write nothing; list the stale files and exit 1 if any

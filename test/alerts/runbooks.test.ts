@@ -1,14 +1,20 @@
 /**
  * docs/runbooks.md and docs/alerts.md: every alert's runbook_url anchor resolves to a heading
  * under GitHub's anchor rules, and each runbook has Meaning, Impact, Diagnosis and Mitigation.
- * docs/alerts.md lists every rule in a table `npm run generate` writes from the rules file
- * (test/build/generated.test.ts keeps it current).
+ * docs/alerts.md lists every rule in a table `npm run generate` writes from the rules file, and
+ * docs/runbooks.md holds the sections each check keeps in its folder's `runbook.md`
+ * (test/build/generated.test.ts keeps both current). A check's `runbook.md` has exactly the
+ * sections of its own `rules.yaml`'s alerts (docs/architecture.md, "Adding a check").
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { checkRunbookPath } from '../../scripts/docs/render-docs.js';
+import { checkRulesPath } from '../../scripts/rules/assemble-rules.js';
 import { REPO_ROOT } from '../../scripts/rules/gen-rule-tests.js';
-import { CONTRACT_ALERTS, RUNBOOK_BASE, alertRules } from './rules-file.js';
+import { CHECK_LIST } from '../../src/checks/index.js';
+import { CONTRACT_ALERTS, RUNBOOK_BASE, alertRules, type Rule } from './rules-file.js';
 
 interface Heading {
   level: number;
@@ -77,7 +83,8 @@ describe('docs/runbooks.md', () => {
 
   it('has one section per alert, each with Meaning, Impact, Diagnosis and Mitigation', () => {
     const sections = headings.filter((h) => h.level === 2).map((h) => h.text);
-    // Each alert once; their order is the runbook's (by what is affected), not the rules'.
+    // Each alert once; their order is the page's (the checks' in registry order, then the
+    // hand-written ones), not the rules'.
     expect(new Set(sections).size).toBe(sections.length);
     expect([...sections].sort()).toEqual(Object.keys(CONTRACT_ALERTS).sort());
     headings.forEach((h, i) => {
@@ -107,6 +114,55 @@ describe('docs/runbooks.md', () => {
       if (name === 'Watchdog') continue;
       const diagnosis = section.split('### Diagnosis')[1]?.split('### Mitigation')[0] ?? '';
       expect(diagnosis, name).toMatch(/```promql\n[\s\S]+?```/);
+    }
+  });
+});
+
+/** The text of a file of the repository, or '' when there is none. */
+function readOptional(file: string): string {
+  const target = join(REPO_ROOT, file);
+  return existsSync(target) ? readFileSync(target, 'utf8') : '';
+}
+
+/** Each registered check's alerts (its `rules.yaml`) and runbook sections (its `runbook.md`). */
+const checkRunbooks = CHECK_LIST.map(({ name }) => {
+  const rules = YAML.parse(readOptional(checkRulesPath(name))) as {
+    groups?: Array<{ rules: Rule[] }>;
+  } | null;
+  const alerts = new Set(
+    (rules?.groups ?? []).flatMap((g) => g.rules.flatMap((r) => (r.alert ? [r.alert] : []))),
+  );
+  const runbook = githubAnchors(readOptional(checkRunbookPath(name)));
+  return { name, alerts, runbook };
+});
+
+describe("each check's runbook.md", () => {
+  it.each(checkRunbooks)('$name: has a section for every alert of its rules.yaml', (check) => {
+    const sections = check.runbook.filter((h) => h.level === 2).map((h) => h.text);
+    for (const alert of check.alerts) {
+      expect(sections, `${alert}: no section in ${checkRunbookPath(check.name)}`).toContain(alert);
+    }
+  });
+
+  it.each(checkRunbooks)('$name: has no section for an alert that is not its own', (check) => {
+    for (const h of check.runbook) {
+      if (h.level !== 2 || check.alerts.has(h.text)) continue;
+      const owner = checkRunbooks.find((other) => other.alerts.has(h.text))?.name;
+      const whose = owner === undefined ? 'no check' : `${checkRulesPath(owner)}`;
+      expect.fail(
+        `${checkRunbookPath(check.name)}: section ${h.text} belongs to ${whose}, not ${checkRulesPath(check.name)}`,
+      );
+    }
+  });
+
+  it('uses section headings only: no page title, every alert once', () => {
+    for (const check of checkRunbooks) {
+      expect(
+        check.runbook.filter((h) => h.level === 1),
+        check.name,
+      ).toEqual([]);
+      const sections = check.runbook.filter((h) => h.level === 2).map((h) => h.text);
+      expect(new Set(sections).size, check.name).toBe(sections.length);
     }
   });
 });

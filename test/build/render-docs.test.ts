@@ -3,12 +3,17 @@
  * its markers, and it refuses what would leave a page silently incomplete. That the committed
  * pages are current is test/build/generated.test.ts.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pingCheck } from '../../src/checks/ping/index.js';
 import type { AnyCheck } from '../../src/kernel/check.js';
 import type { KeyDoc } from '../../src/kernel/section.js';
 import {
   alertsTable,
+  checkRunbookPath,
+  checkRunbooks,
   configTable,
   replaceBlock,
   startMarker,
@@ -67,5 +72,23 @@ describe('alertsTable', () => {
     expect(alertsTable(rules).split('\n').slice(2)).toEqual([
       '| `A` | critical | `pings="scheduled"` | `2m` |  | Something \\| else. | [runbook](runbooks.md#a) |',
     ]);
+  });
+});
+
+describe('checkRunbooks', () => {
+  it("joins the checks' runbook.md in the order given, skipping a check without one", () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'runbooks-'));
+    const write = (name: string, text: string) => {
+      const file = path.join(root, checkRunbookPath(name));
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    };
+    write('b', '## B\n\n### Meaning\n\nb.\n');
+    write('a', '\n## A\n\n### Meaning\n\na.\n\n');
+    const checks = ['b', 'none', 'a'].map((name) => ({ name }) as unknown as AnyCheck);
+    expect(checkRunbooks(root, checks)).toBe(
+      '## B\n\n### Meaning\n\nb.\n\n## A\n\n### Meaning\n\na.',
+    );
+    rmSync(root, { recursive: true, force: true });
   });
 });
