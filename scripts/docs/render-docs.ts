@@ -202,17 +202,43 @@ export function checkRunbookPath(name: string): string {
   return `src/checks/${name}/runbook.md`;
 }
 
+/** The metric reference of the check called `name`, relative to the repository root. */
+export function checkMetricsPath(name: string): string {
+  return `src/checks/${name}/metrics.md`;
+}
+
+/**
+ * One page fragment per check, from the file `pathOf` names in each check's folder, in registry
+ * order and as written (a check may have none): the folder owns the text, the page assembles it
+ * (docs/architecture.md, "Generated files").
+ */
+function checkFragments(
+  repoRoot: string,
+  pathOf: (name: string) => string,
+  checks: readonly AnyCheck[],
+): string {
+  return checks
+    .map((check) => path.join(repoRoot, pathOf(check.name)))
+    .filter((file) => existsSync(file))
+    .map((file) => readFileSync(file, 'utf8').trim())
+    .join('\n\n');
+}
+
 /**
  * docs/runbooks.md, "check runbooks": each check's `runbook.md` in registry order, its text as
  * written (a check without alerts may have none). The sections are the check's alerts', headed
  * by the alert's name, which is the anchor its `runbook_url` names (docs/alerts.md).
  */
 export function checkRunbooks(repoRoot: string, checks: readonly AnyCheck[] = CHECK_LIST): string {
-  return checks
-    .map((check) => path.join(repoRoot, checkRunbookPath(check.name)))
-    .filter((file) => existsSync(file))
-    .map((file) => readFileSync(file, 'utf8').trim())
-    .join('\n\n');
+  return checkFragments(repoRoot, checkRunbookPath, checks);
+}
+
+/**
+ * docs/metrics.md, "check metrics": each check's `metrics.md` in registry order, a `###` section
+ * for the check with a `####` section per metric family it defines (test/metrics/docs.test.ts).
+ */
+export function checkMetrics(repoRoot: string, checks: readonly AnyCheck[] = CHECK_LIST): string {
+  return checkFragments(repoRoot, checkMetricsPath, checks);
 }
 
 /** The generated blocks of each page. */
@@ -221,7 +247,10 @@ function blocksOf(
   rulesText: string,
 ): Record<string, Record<string, () => string>> {
   return {
-    'docs/metrics.md': { metrics: () => metricsTable() },
+    'docs/metrics.md': {
+      metrics: () => metricsTable(),
+      'check metrics': () => checkMetrics(repoRoot),
+    },
     'docs/configuration.md': {
       'check sections': () => configTable(),
       'deprecated keys': () => deprecatedTable(),

@@ -4,13 +4,15 @@
  * `npm run generate`, and test/build/generated.test.ts keeps it current.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KNOWN_STATUS_CODES, OPERATION_STATUS_CODES } from '../../src/kernel/vocabulary.js';
 import { type MetricDefinition } from '../../src/metrics/definitions.js';
-import { METRICS } from '../../src/checks/index.js';
+import { CHECK_LIST, METRICS } from '../../src/checks/index.js';
+import type { AnyCheck } from '../../src/kernel/check.js';
+import { checkMetricsPath } from '../../scripts/docs/render-docs.js';
 
 const DOC = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
 /** The doc with line breaks folded, so a wrapped list still matches. */
@@ -88,6 +90,30 @@ describe('docs/metrics.md', () => {
       expect(run.status).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Each registered check's metric families and the `####` sections of its folder's metrics.md. */
+const checkMetricDocs = (CHECK_LIST as readonly AnyCheck[]).map((check) => {
+  const file = checkMetricsPath(check.name);
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const sections = [...text.matchAll(/^#### `([a-z0-9_]+)`$/gm)].map((m) => m[1] ?? '');
+  const own = Object.values(check.metrics).map((def) => def.name);
+  return { check: check.name, file, sections, own };
+});
+
+describe("each check's metrics.md", () => {
+  it.each(checkMetricDocs)('$check documents each of its metrics in its folder', (doc) => {
+    for (const name of doc.own)
+      expect(doc.sections, `${name}: no section in ${doc.file}`).toContain(name);
+  });
+
+  it.each(checkMetricDocs)('$check documents no metric of another check', (doc) => {
+    for (const other of checkMetricDocs.filter((o) => o.check !== doc.check)) {
+      for (const name of doc.sections) {
+        expect(other.own, `${doc.file}: ${name} belongs to ${other.file}`).not.toContain(name);
+      }
     }
   });
 });
