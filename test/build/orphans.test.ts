@@ -27,28 +27,25 @@ afterEach(async () => {
 
 describe('generated files nothing writes any more', () => {
   const generated = () => [{ target: path.join(dir, 'kept.yaml'), text: 'x' }];
+  /** The generator's write-or-check step with nothing to write but the orphans of `dir`. */
+  const generate = ({ check }: { check: boolean }) =>
+    writeGenerated([], {
+      check,
+      regenerate: 'npm run generate',
+      orphans: orphanedFiles(generated(), dir),
+    });
 
   it('are the generated ones no source writes, not hand-written ones', () => {
     expect(orphanedFiles(generated(), dir)).toEqual([path.join(dir, 'gone.yaml')]);
   });
 
   it('are reported by --check, which writes and removes nothing', async () => {
-    const code = await writeGenerated([], {
-      check: true,
-      regenerate: 'npm run generate',
-      orphans: orphanedFiles(generated(), dir),
-    });
-    expect(code).toBe(1);
+    expect(await generate({ check: true })).toBe(1);
     expect((await readdir(dir)).sort()).toEqual(['gone.yaml', 'kept.yaml', 'mine.yaml']);
   });
 
   it('are removed by a generate run', async () => {
-    const code = await writeGenerated([], {
-      check: false,
-      regenerate: 'npm run generate',
-      orphans: orphanedFiles(generated(), dir),
-    });
-    expect(code).toBe(0);
+    expect(await generate({ check: false })).toBe(0);
     expect((await readdir(dir)).sort()).toEqual(['kept.yaml', 'mine.yaml']);
   });
 });
