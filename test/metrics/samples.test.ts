@@ -14,8 +14,8 @@ import { startDaemonFromYaml } from '../support/daemon.js';
 
 const KEY = 'samples-key-0123456789abcdef';
 /**
- * What an environment with only `ping` enabled exports (issue 7 set 115; issue 9 cut it; an
- * IP-literal `base_url`, as here, has no resolve phase; the ping histogram has 7 finite bounds at
+ * What an environment with only `ping` enabled exports (docs/metrics.md, "What exists from
+ * start-up"; an IP-literal `base_url`, as here, has no resolve phase; the ping histogram has 7 finite bounds at
  * the default thresholds and timeout; `isa_check_runs_total` and `isa_check_duration_seconds` have
  * no ping series, which would repeat its attempts and duration; `isa_check_runs_abandoned_total`
  * has one, 0 in a healthy monitor; and the environment's `isa_maintenance_active`).

@@ -1,6 +1,6 @@
 /**
  * `isa-monitor report` against a real Prometheus holding 30 days recorded by the real recorder
- * (issue 31, "Done when"): known outages, lifecycle failures and a maintenance window are written
+ * (docs/cli.md, "report"): known outages, lifecycle failures and a maintenance window are written
  * as the daemon's registry would have exported them every 15 s, backfilled with promtool, and the
  * report must give back exactly what was put in: availability to 5 decimals, each incident's start
  * and duration to the minute, the maintenance left out; and the objectives' shipped recording
@@ -404,7 +404,7 @@ describe('report over 30 backfilled days', () => {
     expect(md.stdout).toContain('2026-10-03T10:00:00Z');
   }, 120_000);
 
-  // Issue 31, "Done when": the shipped rules' slo:period_error_budget_remaining:ratio and the
+  // docs/alerts.md, "Objectives": the shipped rules' slo:period_error_budget_remaining:ratio and the
   // report's error_budget_remaining agree, per environment and objective, to 2 decimals. The rules
   // are the generated group itself, evaluated by promtool against this Prometheus. Last: it
   // restarts Prometheus on the recorded series. It takes 1 to 3 minutes on 2 cores, most of it
