@@ -94,7 +94,10 @@ export function readWebConfig(file: string): WebConfigResult {
   try {
     text = readBoundedText(file, MAX_FILE_BYTES);
   } catch (err) {
-    return { ok: false, problems: [{ path: '(file)', message: describeFileError(err) }] };
+    return {
+      ok: false,
+      problems: [{ path: '(file)', message: `cannot read: ${describeFileError(err)}` }],
+    };
   }
   let doc: unknown;
   try {
@@ -283,7 +286,10 @@ function loadTlsOptions(tls: WebTlsSettings, problems: ConfigProblem[]): TlsOpti
     try {
       return readBoundedText(file, MAX_FILE_BYTES);
     } catch (err) {
-      problems.push({ path: `tls_server_config.${key}`, message: describeFileError(err) });
+      problems.push({
+        path: `tls_server_config.${key}`,
+        message: `cannot read: ${describeFileError(err)}`,
+      });
       return null;
     }
   };
