@@ -1,7 +1,8 @@
 /**
  * Container HEALTHCHECK and Kubernetes exec probe (docs/deploy.md, "Probes behind TLS and basic
- * auth"): exits 0 when the daemon's /healthz answers 200 (the slim image has no curl). The port
- * follows ISA_MONITOR_LISTEN_PORT when set. Behind `--web.config.file`:
+ * auth"): exits 0 when the daemon's /healthz answers 200 (the slim image has no curl), or
+ * /readyz when that is the argument (a readiness probe). The port follows ISA_MONITOR_LISTEN_PORT
+ * when set. Behind `--web.config.file`:
  * - ISA_MONITOR_HEALTHCHECK_TLS=true speaks HTTPS. The name is not verified: the probe asks its
  *   own process over loopback, where the certificate's names (a Service's DNS name) never match;
  * - ISA_MONITOR_HEALTHCHECK_USER and ISA_MONITOR_HEALTHCHECK_PASSWORD_FILE give basic auth, the
@@ -26,7 +27,7 @@ try {
   const options: RequestOptions & { rejectUnauthorized?: boolean; cert?: string; key?: string } = {
     host: '127.0.0.1',
     port: Number(env['ISA_MONITOR_LISTEN_PORT'] ?? '9464'),
-    path: '/healthz',
+    path: process.argv[2] === '/readyz' ? '/readyz' : '/healthz',
     timeout: 4_000,
     ...(user === undefined ? {} : { auth: `${user}:${password ?? ''}` }),
     ...(tls
