@@ -265,7 +265,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     throw err;
   }
   const address = listener.server.address() as AddressInfo;
-  const scheme = webDoor.listen.tls === undefined ? 'http' : 'https';
+  const scheme = webDoor.listen.secure === undefined ? 'http' : 'https';
   const url = `${scheme}://${formatHost(address.address)}:${address.port}`;
   logger.info(
     // `url` last: tests and scripts read it from the line right before the message.

@@ -10,7 +10,7 @@ import {
   type HeldDestination,
 } from '../logging.js';
 import { WebConfigSource } from '../server/front-door.js';
-import type { ReloadOutcome } from '../server/lifecycle.js';
+import type { ReloadOutcome } from '../server/reload-route.js';
 import type { WebDoorOptions } from '../server/web-door.js';
 import { VERSION, buildInfo } from '../version.js';
 import type { Demo } from './demo.js';
@@ -88,7 +88,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     Promise.resolve({ applied: false, problems: ['the daemon is still starting'] });
   const web: WebDoorOptions = {
     source: webConfig === null ? null : webConfig.source,
-    lifecycle: { enabled: values['web.enable-lifecycle'] === true, reload: () => reloadNow() },
+    reloadRoute: { enabled: values['web.enable-lifecycle'] === true, reload: () => reloadNow() },
   };
   let daemon;
   try {

@@ -3,7 +3,7 @@
  * `/api/status`, `/api/history`, `/api/uptime`, the badges under `/badge/` and the status page at
  * `/` (also `/status`). A factory without `listen()`, so
  * tests and the daemon choose the socket. Read-only: every path answers GET and HEAD only, but
- * `/-/reload` (lifecycle.ts). With a web configuration (docs/deploy.md, "TLS and basic auth"),
+ * `/-/reload` (reload-route.ts). With a web configuration (docs/deploy.md, "TLS and basic auth"),
  * its guard stands in front of every route and its headers go on every answer.
  * Serving never throws: every failure is logged through the injected logger and answered with 500.
  */
@@ -20,7 +20,7 @@ import { pino, type Logger } from 'pino';
 import type { Registry, RegistryContentType } from 'prom-client';
 import { CONTENT_TYPES, MetricsRenderer, OFFERED_MEDIA_TYPES, formatFor } from './exposition.js';
 import { RunHistory, type HistoryQuery } from './history.js';
-import { lifecycleRoutes, type LifecycleOptions } from './lifecycle.js';
+import { reloadRoutes, type ReloadRouteOptions } from './reload-route.js';
 import { loadPage, pageRoutes, securityHeaders } from './page.js';
 import {
   environmentAndCheck,
@@ -51,7 +51,7 @@ export interface ServerAppOptions {
   /** Response headers of the web configuration, set on every answer over the defaults. */
   responseHeaders?: () => Readonly<Record<string, string>>;
   /** `/-/reload`; without it, the route answers 403 as without `--web.enable-lifecycle`. */
-  lifecycle?: LifecycleOptions;
+  reloadRoute?: ReloadRouteOptions;
 }
 
 const ENDPOINTS = [
@@ -97,9 +97,9 @@ export function createServerApp(opts: ServerAppOptions): Express {
     next();
   });
   if (opts.guard !== undefined) app.use(opts.guard);
-  lifecycleRoutes(
+  reloadRoutes(
     app,
-    opts.lifecycle ?? {
+    opts.reloadRoute ?? {
       enabled: false,
       reload: () => Promise.resolve({ applied: false, problems: [] }),
     },

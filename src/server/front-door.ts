@@ -42,8 +42,8 @@ export class WebConfigSource {
   }
 
   /** Whether the server must speak TLS: fixed at start, as the listener's kind is. */
-  get tls(): boolean {
-    return this.config.tls !== null;
+  get secure(): boolean {
+    return this.config.serverTls !== null;
   }
 
   /**
@@ -66,7 +66,7 @@ export class WebConfigSource {
       logger.error({}, 'web configuration refused: the one in force stays');
       return false;
     }
-    if ((read.config.tls === null) !== (this.config.tls === null)) {
+    if ((read.config.serverTls === null) !== (this.config.serverTls === null)) {
       logger.error(
         {},
         'web configuration refused: tls_server_config cannot be added or removed without a restart',
@@ -76,7 +76,7 @@ export class WebConfigSource {
     this.config = read.config;
     // What the new file names may differ: watch those from now on.
     this.signature = signatureOf(this.file, this.config);
-    logger.info({ users: read.config.users.size, tls: this.tls }, 'web configuration read');
+    logger.info({ users: read.config.users.size, https: this.secure }, 'web configuration read');
     return true;
   }
 
@@ -86,7 +86,7 @@ export class WebConfigSource {
    * VerifyClientCertIfGiven.
    */
   acceptPeer(socket: TLSSocket): boolean {
-    const type = this.config.tls?.clientAuthType;
+    const type = this.config.serverTls?.clientAuthType;
     const shown = Object.keys(socket.getPeerCertificate() ?? {}).length > 0;
     if (type === 'RequireAnyClientCert' || type === 'RequireAndVerifyClientCert') {
       if (!shown) return false;
@@ -98,7 +98,8 @@ export class WebConfigSource {
 
 /** The files' identity and change times, with the settings that name them. */
 function signatureOf(file: string, config: WebConfig): string {
-  const files = [file, config.tls?.certFile, config.tls?.keyFile, config.tls?.clientCaFile];
+  const tls = config.serverTls;
+  const files = [file, tls?.certFile, tls?.keyFile, tls?.clientCaFile];
   return files
     .map((path) => {
       if (path === undefined || path === null) return '';

@@ -10,7 +10,7 @@
  *   connection past either is closed, not left half-open;
  * - every eviction, refusal and timeout is counted (`onReject`) and logged at most once per
  *   `LOG_EVERY_MS`, with the counts since the last line, so a flood cannot flood the log too.
- * With `tls`, the same server speaks HTTPS; `onConnection` runs first for each new connection,
+ * With `secure`, the same server speaks HTTPS; `onConnection` runs first for each new connection,
  * before its handshake, so a certificate rotated on disk is served from the next connection on.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -43,7 +43,7 @@ export interface BoundedListenOptions {
   requestTimeoutMs?: number;
   idleTimeoutMs?: number;
   /** Serve HTTPS with these options (web-config.ts); plain HTTP when absent. */
-  tls?: TlsOptions;
+  secure?: TlsOptions;
   /**
    * Runs for each new connection before anything else, its TLS handshake included; new TLS
    * options it returns (a rotated certificate) serve this connection and the next.
@@ -76,10 +76,10 @@ export function listenBounded(app: Express, opts: BoundedListenOptions): Promise
     keepAliveTimeout,
   };
   const server: Server =
-    opts.tls === undefined
+    opts.secure === undefined
       ? createServer(options, app)
       : (createTlsServer(
-          { ...options, ...opts.tls, handshakeTimeout: headersTimeout },
+          { ...options, ...opts.secure, handshakeTimeout: headersTimeout },
           app,
         ) as unknown as Server);
   // A socket with no traffic at all is closed after this.
@@ -119,7 +119,7 @@ function watchConnections(
   table: ConnectionTable,
   opts: BoundedListenOptions,
 ): void {
-  const plain = opts.tls === undefined;
+  const plain = opts.secure === undefined;
   // First of the listeners: the TLS server makes its socket in its own listener, and a rotated
   // certificate must be in place before it does.
   server.prependListener('connection', (socket: Socket) => {

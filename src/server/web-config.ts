@@ -77,8 +77,8 @@ export interface WebTlsSettings {
 
 /** A checked web configuration with the TLS material it names, read at the same moment. */
 export interface WebConfig {
-  tls: WebTlsSettings | null;
-  /** The server's TLS options with the material read, when `tls` is set. */
+  serverTls: WebTlsSettings | null;
+  /** The server's TLS options with the material read, when `serverTls` is set. */
   tlsOptions: TlsOptions | null;
   /** User name → bcrypt hash; empty: no authentication. */
   users: ReadonlyMap<string, string>;
@@ -123,7 +123,7 @@ export function checkWebConfig(doc: unknown, base: string): WebConfigResult {
   const headers = responseHeaders(http['headers'], problems);
   const tlsOptions = tls === null ? null : loadTlsOptions(tls, problems);
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: { tls, tlsOptions, users, headers } };
+  return { ok: true, config: { serverTls: tls, tlsOptions, users, headers } };
 }
 
 function mapping(
@@ -281,7 +281,7 @@ function responseHeaders(value: unknown, problems: ConfigProblem[]): Record<stri
 }
 
 /** Reads the certificate, key and client CA, and checks they make a working TLS context. */
-function loadTlsOptions(tls: WebTlsSettings, problems: ConfigProblem[]): TlsOptions | null {
+function loadTlsOptions(settings: WebTlsSettings, problems: ConfigProblem[]): TlsOptions | null {
   const read = (key: string, file: string): string | null => {
     try {
       return readBoundedText(file, MAX_FILE_BYTES);
@@ -293,21 +293,22 @@ function loadTlsOptions(tls: WebTlsSettings, problems: ConfigProblem[]): TlsOpti
       return null;
     }
   };
-  const cert = read('cert_file', tls.certFile);
-  const key = read('key_file', tls.keyFile);
-  const ca = tls.clientCaFile === null ? undefined : read('client_ca_file', tls.clientCaFile);
+  const cert = read('cert_file', settings.certFile);
+  const key = read('key_file', settings.keyFile);
+  const ca =
+    settings.clientCaFile === null ? undefined : read('client_ca_file', settings.clientCaFile);
   if (cert === null || key === null || ca === null) return null;
   const options: TlsOptions = {
     cert,
     key,
     ...(ca === undefined ? {} : { ca }),
-    minVersion: tls.minVersion,
-    maxVersion: tls.maxVersion,
+    minVersion: settings.minVersion,
+    maxVersion: settings.maxVersion,
     // Which certificates a client must show (Go's ClientAuthType): a missing one for the two
     // "Require" kinds, and an unverified one for VerifyClientCertIfGiven, are refused once the
     // handshake is done (front-door.ts).
-    requestCert: tls.clientAuthType !== 'NoClientCert',
-    rejectUnauthorized: tls.clientAuthType === 'RequireAndVerifyClientCert',
+    requestCert: settings.clientAuthType !== 'NoClientCert',
+    rejectUnauthorized: settings.clientAuthType === 'RequireAndVerifyClientCert',
   };
   try {
     createSecureContext(options);

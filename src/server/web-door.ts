@@ -5,13 +5,13 @@
 import type { Logger } from 'pino';
 import type { ServerAppOptions } from './app.js';
 import { frontDoorGuard, type WebConfigSource } from './front-door.js';
-import type { LifecycleOptions } from './lifecycle.js';
+import type { ReloadRouteOptions } from './reload-route.js';
 import type { BoundedListenOptions } from './listen.js';
 
 export interface WebDoorOptions {
   /** The web configuration in force; null: plain HTTP, no authentication. */
   source: WebConfigSource | null;
-  lifecycle: LifecycleOptions;
+  reloadRoute: ReloadRouteOptions;
 }
 
 /** The app's and the listener's options for `web`. */
@@ -19,23 +19,23 @@ export function webDoorWiring(
   web: WebDoorOptions | undefined,
   logger: Logger,
 ): {
-  app: Pick<ServerAppOptions, 'guard' | 'responseHeaders' | 'lifecycle'>;
-  listen: Pick<BoundedListenOptions, 'tls' | 'onConnection' | 'acceptPeer'>;
+  app: Pick<ServerAppOptions, 'guard' | 'responseHeaders' | 'reloadRoute'>;
+  listen: Pick<BoundedListenOptions, 'secure' | 'onConnection' | 'acceptPeer'>;
 } {
   const source = web?.source ?? null;
-  if (source === null) return { app: { lifecycle: web?.lifecycle }, listen: {} };
-  const tls = source.current.tlsOptions ?? undefined;
+  if (source === null) return { app: { reloadRoute: web?.reloadRoute }, listen: {} };
+  const secure = source.current.tlsOptions ?? undefined;
   return {
     app: {
       guard: frontDoorGuard(source, logger),
       responseHeaders: () => source.current.headers,
-      lifecycle: web?.lifecycle,
+      reloadRoute: web?.reloadRoute,
     },
     listen: {
-      tls,
+      secure,
       onConnection: () =>
         source.refresh(logger) ? (source.current.tlsOptions ?? undefined) : undefined,
-      ...(tls === undefined ? {} : { acceptPeer: (socket) => source.acceptPeer(socket) }),
+      ...(secure === undefined ? {} : { acceptPeer: (socket) => source.acceptPeer(socket) }),
     },
   };
 }

@@ -9,14 +9,14 @@ import type { Express } from 'express';
 /** What a reload did: applied, or refused with its problems (each "key.path: message"). */
 export type ReloadOutcome = { applied: true } | { applied: false; problems: readonly string[] };
 
-export interface LifecycleOptions {
+export interface ReloadRouteOptions {
   enabled: boolean;
   /** Reloads as SIGHUP does; reloads asked at once run one after the other. */
   reload: () => Promise<ReloadOutcome>;
 }
 
 /** Adds `/-/reload` to `app`. */
-export function lifecycleRoutes(app: Express, opts: LifecycleOptions): void {
+export function reloadRoutes(app: Express, opts: ReloadRouteOptions): void {
   const handle = async (res: import('express').Response): Promise<void> => {
     res.type('text/plain');
     if (!opts.enabled) {

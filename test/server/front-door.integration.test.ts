@@ -76,7 +76,7 @@ async function serveWith(web: Record<string, unknown>): Promise<number> {
   const wiring = webDoorWiring(
     {
       source: opened.source,
-      lifecycle: { enabled: false, reload: () => Promise.resolve({ applied: true }) },
+      reloadRoute: { enabled: false, reload: () => Promise.resolve({ applied: true }) },
     },
     logger,
   );

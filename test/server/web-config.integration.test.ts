@@ -50,7 +50,7 @@ basic_auth_users:
     );
     expect(full.ok).toBe(true);
     if (!full.ok) return;
-    expect(full.config.tls).toMatchObject({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' });
+    expect(full.config.serverTls).toMatchObject({ minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' });
     expect(full.config.tlsOptions).toMatchObject({ requestCert: true, rejectUnauthorized: true });
     // Blank means unset, as in exporter-toolkit.
     expect(full.config.headers).toEqual({ 'X-Frame-Options': 'sameorigin' });
