@@ -3,7 +3,6 @@
  * in the measurement worker and report here as events; this thread turns them into metrics, status
  * and one log line per run.
  */
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { AnyCheck, CheckResult } from './kernel/check.js';
@@ -21,9 +20,10 @@ import { createMetrics, metricsEnvironmentOf, type BuildInfo } from './metrics/r
 import { MaintenanceWatcher } from './maintenance/watcher.js';
 import { createServerApp } from './server/app.js';
 import { RunHistory } from './server/history.js';
-import { listenBounded } from './server/listen.js';
+import { listenBounded, type BoundedServer } from './server/listen.js';
 import { StatusHistory } from './server/status.js';
 import { UptimeStore, uptimeStorePath } from './server/uptime-store.js';
+import { webDoorWiring, type WebDoorOptions } from './server/web-door.js';
 
 export interface DaemonOptions {
   /** The checks of this build, from the composition root (`checks/index.ts`). */
@@ -35,6 +35,8 @@ export interface DaemonOptions {
   measurement?: MeasurementMode;
   /** Replaces the worker's entry module (tests of a failing worker). */
   workerEntry?: URL;
+  /** `--web.config.file` and `--web.enable-lifecycle` (server/web-door.ts). */
+  web?: WebDoorOptions;
 }
 
 export interface Daemon {
@@ -145,6 +147,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     runs: config.history.runs,
     environments: historyEnvironments(config.environments),
   });
+  const webDoor = webDoorWiring(opts.web, logger);
   const availabilityCheck = opts.checks.find((check) => check.availability !== undefined);
   let ready = false;
   let fail: (reason: string) => void = () => {};
@@ -165,6 +168,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     },
     isReady: () => ready,
     logger,
+    ...webDoor.app,
   });
   const onEvent = (event: MeasurementEvent): void => {
     if (fromRemovedEnvironment(event, configured)) {
@@ -241,13 +245,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
   deliver = onEvent;
 
-  let server: Server;
+  let listener: BoundedServer;
   try {
-    server = await listenBounded(app, {
+    listener = await listenBounded(app, {
       host: config.listen.host,
       port: config.listen.port,
       logger,
       onReject: (reason) => metrics.serverConnectionsRejected.inc({ reason }),
+      ...webDoor.listen,
     });
   } catch (err) {
     maintenance.stop();
@@ -259,8 +264,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     );
     throw err;
   }
-  const address = server.address() as AddressInfo;
-  const url = `http://${formatHost(address.address)}:${address.port}`;
+  const address = listener.server.address() as AddressInfo;
+  const scheme = webDoor.listen.secure === undefined ? 'http' : 'https';
+  const url = `${scheme}://${formatHost(address.address)}:${address.port}`;
   logger.info(
     // `url` last: tests and scripts read it from the line right before the message.
     { page: `${url}/`, url },
@@ -273,7 +279,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   } catch (err) {
     maintenance.stop();
     await uptime.close().catch(() => undefined);
-    await closeServer(server);
+    await listener.close();
     throw err;
   }
   ready = true;
@@ -345,7 +351,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         // After the last runs: they are in the record a restart reads.
         await uptime.close().catch(() => undefined);
         maintenance.stop();
-        await closeServer(server);
+        await listener.close();
         logger.info({}, 'stopped');
         logger.flush();
       })();
@@ -401,13 +407,6 @@ function logRun(logger: Logger, result: CheckResult): void {
     },
     `${result.check}${result.followUp === true ? ' follow-up' : ''} ${result.outcome}`,
   );
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 function formatHost(address: string): string {

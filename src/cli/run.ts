@@ -9,6 +9,9 @@ import {
   standardDestination,
   type HeldDestination,
 } from '../logging.js';
+import { WebConfigSource } from '../server/front-door.js';
+import type { ReloadOutcome } from '../server/reload-route.js';
+import type { WebDoorOptions } from '../server/web-door.js';
 import { VERSION, buildInfo } from '../version.js';
 import type { Demo } from './demo.js';
 import { EXIT, parse, UsageError, type CliIO } from './io.js';
@@ -22,6 +25,8 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     config: { type: 'string' },
     'log-level': { type: 'string' },
     listen: { type: 'string' },
+    'web.config.file': { type: 'string' },
+    'web.enable-lifecycle': { type: 'boolean' },
     help: { type: 'boolean' },
   });
   if (values.help) {
@@ -29,6 +34,10 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   const listen = values.listen === undefined ? undefined : parseListen(values.listen);
+  const webConfigFile = values['web.config.file'];
+  // Checked before anything starts: an invalid file stops the start with every problem.
+  const webConfig = webConfigFile === undefined ? null : openWebConfig(webConfigFile, io);
+  if (webConfig !== null && !webConfig.ok) return EXIT.usage;
   const configFile = values.config ?? io.env['ISA_MONITOR_CONFIG'];
 
   let config: MonitorConfig;
@@ -74,9 +83,16 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     }
   }
 
+  // Bound once the daemon runs: a reload asked while it starts is refused.
+  let reloadNow = (): Promise<ReloadOutcome> =>
+    Promise.resolve({ applied: false, problems: ['the daemon is still starting'] });
+  const web: WebDoorOptions = {
+    source: webConfig === null ? null : webConfig.source,
+    reloadRoute: { enabled: values['web.enable-lifecycle'] === true, reload: () => reloadNow() },
+  };
   let daemon;
   try {
-    daemon = await startDaemon({ checks: CHECK_LIST, config, logger, build: buildInfo() });
+    daemon = await startDaemon({ checks: CHECK_LIST, config, logger, build: buildInfo(), web });
   } catch (err) {
     held?.release();
     logger.error({ err }, 'could not start');
@@ -99,15 +115,15 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     held.release();
   }
   const running = daemon;
-  const reload = async (): Promise<void> => {
+  const reload = async (trigger: string): Promise<ReloadOutcome> => {
     if (demo) {
       logger.warn(
-        { signal: 'SIGHUP' },
+        { signal: trigger },
         'configuration reload: demo mode reads no file; nothing to reload',
       );
-      return;
+      return { applied: true };
     }
-    logger.info({ signal: 'SIGHUP', configFile }, 'configuration reload requested');
+    logger.info({ signal: trigger, configFile }, 'configuration reload requested');
     const loaded = loadConfig({ checks: CHECK_LIST, configFile, env: io.env, cwd: io.cwd });
     if (!loaded.ok) {
       // Every problem, as validate-config prints them; the configuration in force stays.
@@ -119,7 +135,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
         'configuration reload refused: the configuration in force stays',
       );
       running.reloadRefused();
-      return;
+      return { applied: false, problems: loaded.problems.map((p) => `${p.path}: ${p.message}`) };
     }
     // The new keys are scrubbed before anything of the new configuration is logged.
     addSecrets(
@@ -131,13 +147,23 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     }
     const logLevel = values['log-level'] ?? loaded.config.logLevel;
     await running.reload({ ...loaded.config, logLevel, ...(listen ? { listen } : {}) });
+    return { applied: true };
   };
-  io.onReloadRequest(() => {
-    reload().catch((err: unknown) => {
-      logger.error({ err }, 'configuration reload failed');
-      running.reloadRefused();
-    });
-  });
+  // SIGHUP and `/-/reload` take turns: each reload reads the file after the one before is applied.
+  let reloads: Promise<unknown> = Promise.resolve();
+  const serialReload = (trigger: string): Promise<ReloadOutcome> => {
+    const next = reloads.then(() =>
+      reload(trigger).catch((err: unknown): ReloadOutcome => {
+        logger.error({ err }, 'configuration reload failed');
+        running.reloadRefused();
+        return { applied: false, problems: ['the reload failed; see the log'] };
+      }),
+    );
+    reloads = next;
+    return next;
+  };
+  reloadNow = () => serialReload('POST /-/reload');
+  io.onReloadRequest(() => void serialReload('SIGHUP'));
   const stop = await Promise.race([
     io.waitForStop().then((signal) => ({ signal, failure: null })),
     daemon.failed.then((failure) => ({ signal: null, failure })),
@@ -151,6 +177,18 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   await daemon.stop();
   await demo?.simulator.close();
   return stop.failure === null ? EXIT.ok : 1;
+}
+
+/** Reads `--web.config.file`; prints every problem with its key path when it cannot be used. */
+function openWebConfig(
+  file: string,
+  io: CliIO,
+): { ok: true; source: WebConfigSource } | { ok: false } {
+  const opened = WebConfigSource.open(file);
+  if (opened.ok) return opened;
+  io.err(`web configuration invalid: ${opened.problems.length} problem(s)`);
+  io.err(formatProblems(opened.problems));
+  return { ok: false };
 }
 
 function parseListen(value: string): { host: string; port: number } {

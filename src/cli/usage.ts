@@ -27,13 +27,18 @@ Exit codes: 0 success, 1 check or report failed, 2 usage or config error.
 Docs: docs/configuration.md, docs/metrics.md, docs/alerts.md, docs/simulator.md`;
 
 export const COMMAND_USAGE: Record<string, string> = {
-  run: `Usage: isa-monitor run [--config FILE] [--log-level LEVEL]
+  run: `Usage: isa-monitor run [--config FILE] [--log-level LEVEL] [--listen HOST:PORT]
+                        [--web.config.file FILE] [--web.enable-lifecycle]
 
 Runs the daemon: every enabled check on its schedule, metrics on /metrics,
 status on /api/status, /healthz and /readyz.
 
-  --config FILE      YAML config (default: $ISA_MONITOR_CONFIG)
-  --log-level LEVEL  debug | info | warn | error (overrides the config)
+  --config FILE             YAML config (default: $ISA_MONITOR_CONFIG)
+  --log-level LEVEL         debug | info | warn | error (overrides the config)
+  --listen HOST:PORT        where the server listens (overrides listen in the config)
+  --web.config.file FILE    TLS, basic auth and headers on every endpoint, in the
+                            exporter-toolkit format (docs/deploy.md); exit 2 when invalid
+  --web.enable-lifecycle    POST or PUT /-/reload reloads the config as SIGHUP does
 
 Without a config file and without any ISA_* environment variable, starts in demo mode:
 an embedded ISA API simulator with a scripted fault timeline, two environments

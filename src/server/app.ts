@@ -2,16 +2,25 @@
  * The daemon's HTTP app (docs/metrics.md, "Endpoints"): `/metrics`, `/healthz`, `/readyz`,
  * `/api/status`, `/api/history`, `/api/uptime`, the badges under `/badge/` and the status page at
  * `/` (also `/status`). A factory without `listen()`, so
- * tests and the daemon choose the socket. Read-only: every path answers GET and HEAD only.
+ * tests and the daemon choose the socket. Read-only: every path answers GET and HEAD only, but
+ * `/-/reload` (reload-route.ts). With a web configuration (docs/deploy.md, "TLS and basic auth"),
+ * its guard stands in front of every route and its headers go on every answer.
  * Serving never throws: every failure is logged through the injected logger and answered with 500.
  */
 import { promisify } from 'node:util';
 import { constants, gzip } from 'node:zlib';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { pino, type Logger } from 'pino';
 import type { Registry, RegistryContentType } from 'prom-client';
 import { CONTENT_TYPES, MetricsRenderer, OFFERED_MEDIA_TYPES, formatFor } from './exposition.js';
 import { RunHistory, type HistoryQuery } from './history.js';
+import { reloadRoutes, type ReloadRouteOptions } from './reload-route.js';
 import { loadPage, pageRoutes, securityHeaders } from './page.js';
 import {
   environmentAndCheck,
@@ -37,6 +46,12 @@ export interface ServerAppOptions {
   /** True once config is loaded and schedules run; false before and during shutdown. */
   isReady: () => boolean;
   logger?: Logger;
+  /** Runs before every route: basic authentication (front-door.ts). */
+  guard?: RequestHandler;
+  /** Response headers of the web configuration, set on every answer over the defaults. */
+  responseHeaders?: () => Readonly<Record<string, string>>;
+  /** `/-/reload`; without it, the route answers 403 as without `--web.enable-lifecycle`. */
+  reloadRoute?: ReloadRouteOptions;
 }
 
 const ENDPOINTS = [
@@ -76,8 +91,19 @@ export function createServerApp(opts: ServerAppOptions): Express {
   app.use((_req, res, next) => {
     res.set('Cache-Control', 'no-store');
     securityHeaders(res);
+    for (const [name, value] of Object.entries(opts.responseHeaders?.() ?? {})) {
+      res.set(name, value);
+    }
     next();
   });
+  if (opts.guard !== undefined) app.use(opts.guard);
+  reloadRoutes(
+    app,
+    opts.reloadRoute ?? {
+      enabled: false,
+      reload: () => Promise.resolve({ applied: false, problems: [] }),
+    },
+  );
 
   pageRoutes(app, loadPage(opts.webRoot));
   const history =

@@ -423,3 +423,67 @@ describe('the per-location overlay (many locations, remote write)', () => {
     );
   });
 });
+
+describe('the overlay behind TLS and basic auth', () => {
+  const WEB_TLS = path.join(KUBERNETES_DIR, 'overlays/web-tls');
+  const objects = build(WEB_TLS);
+  interface MonitorShape extends K8sObject {
+    spec: { endpoints: Array<Record<string, unknown>> };
+  }
+  const monitor = find<MonitorShape>(objects, 'ServiceMonitor', 'isa-monitor');
+  const deployment = find<{
+    spec: {
+      template: {
+        spec: {
+          containers: Array<
+            Container & {
+              env: Array<{ name: string; value?: string }>;
+              livenessProbe: { exec: { command: string[] } };
+              readinessProbe: { exec: { command: string[] } };
+            }
+          >;
+          volumes: Volume[];
+        };
+      };
+    };
+  }>(objects, 'Deployment', 'isa-monitor');
+  const container = deployment.spec.template.spec.containers[0]!;
+
+  it('validates every object, the ServiceMonitor endpoint with Operator field names', () => {
+    expectValid(objects);
+    const endpoint = monitor.spec.endpoints[0]!;
+    const fields = declaredFields('v1/Endpoint');
+    for (const key of Object.keys(endpoint)) expect(fields, `endpoints[0].${key}`).toContain(key);
+    expect(endpoint).toMatchObject({
+      scheme: 'https',
+      tlsConfig: { ca: { secret: { name: 'isa-monitor-tls', key: 'ca.crt' } } },
+      basicAuth: {
+        username: { name: 'isa-monitor-scrape-auth', key: 'username' },
+        password: { name: 'isa-monitor-scrape-auth', key: 'password' },
+      },
+    });
+  });
+
+  it('runs with the web configuration, and probes with the healthcheck from mounted files', () => {
+    const web = container.args?.[container.args.indexOf('--web.config.file') + 1] ?? '';
+    const mounted = (file: string) =>
+      container.volumeMounts?.find((m) => file.startsWith(`${m.mountPath}/`));
+    expect(mounted(web)?.name).toBe('web-config');
+    const example = parse(readFileSync(path.join(WEB_TLS, 'web.yml'), 'utf8')) as {
+      tls_server_config: { cert_file: string; key_file: string };
+    };
+    expect(mounted(example.tls_server_config.cert_file)?.name).toBe('tls');
+    expect(mounted(example.tls_server_config.key_file)?.name).toBe('tls');
+    const passwordFile = container.env.find(
+      (e) => e.name === 'ISA_MONITOR_HEALTHCHECK_PASSWORD_FILE',
+    )?.value;
+    expect(mounted(passwordFile ?? '')?.name).toBe('probe-auth');
+    // Every variable the probes set is one the healthcheck reads.
+    const healthcheck = readFileSync(path.join(REPO_ROOT, 'src/healthcheck.ts'), 'utf8');
+    for (const { name } of container.env) expect(healthcheck).toContain(`'${name}'`);
+    expect(container.livenessProbe.exec.command).toEqual(['node', '/app/dist/healthcheck.js']);
+    expect(container.readinessProbe.exec.command.at(-1)).toBe('/readyz');
+    const volumes = deployment.spec.template.spec.volumes.map((v) => v.name);
+    for (const mount of container.volumeMounts ?? []) expect(volumes).toContain(mount.name);
+  });
+});

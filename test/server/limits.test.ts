@@ -31,7 +31,7 @@ describe('bounded metrics server', () => {
     const lines: string[] = [];
     const logger = pino({}, { write: (line: string) => void lines.push(line) });
     const rejected: RejectReason[] = [];
-    const server = await listenBounded(app, {
+    const { server, close } = await listenBounded(app, {
       host: '127.0.0.1',
       port: 0,
       logger,
@@ -61,8 +61,7 @@ describe('bounded metrics server', () => {
       // Logged once per minute at most, however many were refused.
       expect(lines.filter((l) => l.includes('metrics server limits hit'))).toHaveLength(1);
     } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      await close();
     }
   });
 
@@ -70,7 +69,7 @@ describe('bounded metrics server', () => {
     const app = express();
     app.get('/healthz', (_req, res) => res.send('ok'));
     const rejected: RejectReason[] = [];
-    const server = await listenBounded(app, {
+    const { server, close } = await listenBounded(app, {
       host: '127.0.0.1',
       port: 0,
       logger: pino({ level: 'silent' }),
@@ -120,8 +119,7 @@ describe('bounded metrics server', () => {
       expect(await cut).toContain('408 Request Timeout');
       expect(rejected).toEqual(['timeout', 'timeout']);
     } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      await close();
     }
   });
 });

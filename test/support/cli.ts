@@ -95,7 +95,7 @@ export function startDaemonProcess(args: string[], env: NodeJS.ProcessEnv = {}):
   const url = new Promise<string>((resolve) => (resolveUrl = resolve));
   const scan = (d: Buffer): void => {
     output += d.toString();
-    const match = /"url":"(http:\/\/[^"]+)","msg":"serving/.exec(output);
+    const match = /"url":"(https?:\/\/[^"]+)","msg":"serving/.exec(output);
     if (match?.[1]) resolveUrl(match[1]);
   };
   child.stdout?.on('data', scan);
