@@ -57,20 +57,22 @@ module.exports = {
       },
     },
     {
-      name: 'checks-build-rows-with-the-generic-dashboard-helpers',
+      name: 'checks-build-rows-with-the-dashboard-kit',
       comment:
-        "A check's rows (dashboard.ts) build panels with dashboards/src/panels.ts and promql.ts, which import no registry; the rest of dashboards/src assembles every check's rows from the registry (docs/dashboards.md).",
+        "A check's rows (dashboard.ts) build panels with src/dashboard-kit/, which imports only the kernel; dashboards/src assembles every check's rows from the registry (docs/dashboards.md).",
       severity: 'error',
       from: { path: '^src/checks/' },
-      to: { path: '^dashboards/', pathNot: '^dashboards/src/(panels|promql)\\.ts$' },
+      to: { path: '^dashboards/' },
     },
     {
       name: 'dashboards-stay-out-of-the-daemon',
       comment:
-        "Only a check's dashboard.ts (and their contract, checks/shared/dashboard.ts) imports dashboard code or the Grafana SDK: the generator finds it by name, so the daemon's bundle has none of it.",
+        "Only a check's dashboard.ts (and their contract, checks/shared/dashboard.ts) and the dashboard kit import dashboard code or the Grafana SDK: the generator finds a check's rows by name, so the daemon's bundle has none of it.",
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/checks/[^/]+/dashboard\\.ts$' },
-      to: { path: '^(dashboards/|src/checks/[^/]+/dashboard\\.ts$|node_modules/@grafana/)' },
+      from: { path: '^src/', pathNot: '^src/(checks/[^/]+/dashboard\\.ts$|dashboard-kit/)' },
+      to: {
+        path: '^(dashboards/|src/dashboard-kit/|src/checks/[^/]+/dashboard\\.ts$|node_modules/@grafana/)',
+      },
     },
     {
       name: 'entry-points-are-the-top',
