@@ -46,7 +46,7 @@ import {
   valueMappings,
   DATASOURCE,
   type Section,
-} from './panels.js';
+} from '../../src/dashboard-kit/panels.js';
 import {
   RUNTIME_METRICS,
   VARIABLES,
@@ -57,7 +57,7 @@ import {
   selectHistogram,
   selectMonitorUp,
   selectRuntime,
-} from './promql.js';
+} from '../../src/dashboard-kit/promql.js';
 
 /**
  * Each registered check's rows (`src/checks/<name>/dashboard.ts`, exporting `dashboardRows`; the

@@ -9,6 +9,28 @@ import { API_KEY } from '../support/harness.js';
 import { eventually, startDaemonProcess } from '../support/cli.js';
 import { writeDaemonConfig } from '../support/daemon-config.js';
 
+const INTERVAL_MS = 1_500;
+
+/** The ping's offset from the daemon's "schedules started" line (docs/configuration.md). */
+function loggedPingOffset(output: string): number {
+  for (const line of output.split('\n')) {
+    if (!line.includes('"schedules started"')) continue;
+    const { schedule } = JSON.parse(line) as {
+      schedule: Array<{ check: string; intervalMs: number; offsetMs: number }>;
+    };
+    const ping = schedule.find((task) => task.check === 'ping');
+    expect(ping?.intervalMs).toBe(INTERVAL_MS);
+    return ping!.offsetMs;
+  }
+  throw new Error(`no "schedules started" line in:\n${output}`);
+}
+
+/** How long after its nearest due instant (k × interval + offset) `unixMs` is: negative if before. */
+function afterInstant(unixMs: number, offsetMs: number): number {
+  const phase = (((unixMs - offsetMs) % INTERVAL_MS) + INTERVAL_MS) % INTERVAL_MS;
+  return phase < INTERVAL_MS / 2 ? phase : phase - INTERVAL_MS;
+}
+
 let sim: TestSimulator;
 beforeAll(async () => {
   sim = await startTestSimulator();
@@ -34,6 +56,19 @@ describe('a 1500 ms ping interval', () => {
       const median = gaps[Math.floor(gaps.length / 2)]!;
       expect(Math.abs(median - 1_500)).toBeLessThan(50);
       expect(gaps.every((gap) => gap > 1_000 && gap < 2_000)).toBe(true);
+
+      // Each ping is due at k × 1500 ms + offsetMs of Unix time, the offset the daemon drew and
+      // logged: how far after its instant each arrived, from the same clock. A schedule that
+      // ignored the offset, or drifted, would leave them anywhere in the period.
+      const offsetMs = loggedPingOffset(daemon.output());
+      const lateness = pings()
+        .slice(0, 8)
+        .map((r) => afterInstant(performance.timeOrigin + r.at, offsetMs))
+        .sort((a, b) => a - b);
+      const medianLateness = lateness[Math.floor(lateness.length / 2)]!;
+      expect(medianLateness, `lateness ${lateness.join(', ')} ms`).toBeGreaterThan(-5);
+      expect(medianLateness, `lateness ${lateness.join(', ')} ms`).toBeLessThan(60);
+      expect(lateness[0]!, `lateness ${lateness.join(', ')} ms`).toBeGreaterThan(-50);
     } finally {
       daemon.child.kill('SIGTERM');
       await daemon.exit;

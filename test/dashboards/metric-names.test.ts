@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { recordingRules } from '../alerts/rules-file.js';
 import { CHECK_LIST, METRICS } from '../../src/checks/index.js';
 import { createMetrics } from '../../src/metrics/registry.js';
-import { PROMETHEUS_METRICS, RUNTIME_METRICS } from '../../dashboards/src/promql.js';
+import { PROMETHEUS_METRICS, RUNTIME_METRICS } from '../../src/dashboard-kit/promql.js';
 import { dashboardQueries, metricNamesIn } from '../../dashboards/src/queries.js';
 import { committedDashboards } from './committed.js';
 

@@ -15,7 +15,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MetricDefinition } from '../../src/metrics/definitions.js';
 import { METRICS } from '../../src/checks/index.js';
-import { MONITOR_JOB } from '../../dashboards/src/promql.js';
+import { MONITOR_JOB } from '../../src/dashboard-kit/promql.js';
 import { allDashboardQueries, interpolate } from '../../dashboards/src/queries.js';
 
 const PROMETHEUS = process.env.PROMETHEUS ?? 'prometheus';

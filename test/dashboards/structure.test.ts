@@ -210,16 +210,20 @@ describe.each(committedDashboards())('dashboard $file', ({ dashboard }) => {
 
 describe('dashboard sources', () => {
   const root = path.resolve(import.meta.dirname, '../..');
-  const dashboardsSrc = readdirSync(path.join(root, 'dashboards/src'))
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => `dashboards/src/${name}`);
+  // The overview and the dashboard kit its rows and the checks' rows are built with.
+  const dashboardsSrc = ['dashboards/src', 'src/dashboard-kit'].flatMap((dir) =>
+    readdirSync(path.join(root, dir))
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => `${dir}/${name}`),
+  );
   // Each check's rows live in its folder (docs/dashboards.md, "Where the rows come from").
   const checkRows = readdirSync(path.join(root, 'src/checks'))
     .map((name) => `src/checks/${name}/dashboard.ts`)
     .filter((file) => existsSync(path.join(root, file)));
 
-  it('include the rows of the checks that have them', () => {
+  it('include the rows of the checks that have them, and the dashboard kit', () => {
     expect(checkRows).toContain('src/checks/ping/dashboard.ts');
+    expect(dashboardsSrc).toContain('src/dashboard-kit/promql.ts');
   });
 
   it('spell no isa_ metric name themselves: names come from the metric definitions', () => {

@@ -25,9 +25,9 @@ import { testEnvironment } from '../support/harness.js';
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
 
 /**
- * Contract §4, typed in again on purpose: the test compares the code against the contract, not
- * the code against itself. Value sets are the ones the contract lists for each label (a minimum:
- * the code may add values).
+ * The metric families docs/metrics.md documents, typed in again on purpose: the test compares the
+ * code against the published reference, not the code against itself. Value sets are the ones the
+ * reference lists for each label (a minimum: the code may add values).
  */
 const CONTRACT: Array<{
   name: string;

@@ -48,8 +48,14 @@ describe('Server-Timing', () => {
   it('is small for a plain ping (the simulator itself is fast)', async () => {
     const sim = await startTestSimulator();
     await rawRequest(`${sim.url}/ping`, { headers: auth }); // warm-up
-    const res = await rawRequest(`${sim.url}/ping`, { headers: auth });
-    // Below the API's 100 ms "expected" bound, so the simulator alone never makes a ping slow.
-    expect(serverTimingMs(res.headers['server-timing'])).toBeLessThan(100);
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await rawRequest(`${sim.url}/ping`, { headers: auth });
+      times.push(serverTimingMs(res.headers['server-timing']));
+    }
+    // Below the API's 100 ms "expected" bound, so the simulator alone never makes a ping slow. A
+    // delay of the simulator's own is in every ping, the fastest included; a busy machine's stall
+    // lands in some of them, not all five.
+    expect(Math.min(...times), `Server-Timing ${times.join(', ')} ms`).toBeLessThan(100);
   });
 });

@@ -469,8 +469,9 @@ describe('the status page', () => {
           sizes.push({ url: req.url(), bytes: s.responseBodySize + s.responseHeadersSize }),
         );
     });
-    // What each refresh carried: its cursor and the sequence numbers of its samples and runs.
-    const increments: Array<{ after: number; seqs: number[] }> = [];
+    // What each refresh carried: its cursor, the newest sequence number it answers with (the next
+    // cursor), the sequence numbers of its samples and runs and the environments they are of.
+    const increments: Array<{ after: number; seq: number; seqs: number[]; fed: string[] }> = [];
     const reading: Array<Promise<void>> = [];
     fresh.on('response', (response) => {
       const after = new URL(response.url()).searchParams.get('after');
@@ -478,12 +479,16 @@ describe('the status page', () => {
       const read = (response.json() as Promise<HistoryDocument>).then((doc) =>
         increments.push({
           after: Number(after),
+          seq: doc.seq,
           seqs: Object.values(doc.environments).flatMap((env) =>
             Object.values(env.checks).flatMap((check) => [
               ...check.samples.map((sample) => sample.seq),
               ...check.runs.map((run) => run.seq),
             ]),
           ),
+          fed: Object.entries(doc.environments)
+            .filter(([, env]) => Object.values(env.checks).some((check) => check.runs.length > 0))
+            .map(([name]) => name),
         }),
       );
       // A refresh still arriving as the page closes goes unread (the count below still needs 3).
@@ -518,8 +523,18 @@ describe('the status page', () => {
     // A refresh carries what came after its cursor and nothing older, however long the history
     // grew: about a second of runs of 2 environments beside the fixed part (checks, thresholds).
     expect(increments.length).toBeGreaterThanOrEqual(3);
-    for (const { after, seqs } of increments) {
-      expect(seqs.filter((seq) => seq <= after)).toEqual([]);
+    for (const { after, seq, seqs } of increments) {
+      expect(seqs.filter((s) => s <= after || s > seq)).toEqual([]);
+    }
+    // ...and it carries them: each environment's new runs came in some refresh (a page whose
+    // refreshes came back empty would pass the line above), and each refresh asked from where the
+    // one before left off, so nothing between two refreshes is skipped or fetched twice.
+    increments.sort((a, b) => a.after - b.after);
+    expect(new Set(increments.flatMap((increment) => increment.fed))).toEqual(
+      new Set(['production', 'sandbox']),
+    );
+    for (let i = 1; i < increments.length; i++) {
+      expect(increments[i]!.after, `refresh ${i}`).toBe(increments[i - 1]!.seq);
     }
     expect(perRefresh).toBeLessThan(PER_REFRESH_BUDGET_BYTES);
   });

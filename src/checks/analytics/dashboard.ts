@@ -10,14 +10,8 @@ import {
   fixedColor,
   linePanel,
   referenceLine,
-} from '../../../dashboards/src/panels.js';
-import {
-  VARIABLES,
-  histogramMean,
-  increase,
-  rate,
-  select,
-} from '../../../dashboards/src/promql.js';
+} from '../../dashboard-kit/panels.js';
+import { VARIABLES, histogramMean, increase, rate, select } from '../../dashboard-kit/promql.js';
 import { runsByResultPanel, type CheckRow, type CheckRows } from '../shared/dashboard.js';
 import { analyticsCheck } from './index.js';
 

@@ -4,8 +4,8 @@
  * places the rows in registry order (reference rows). Design-time only, like every `dashboard.ts`
  * (src/checks/shared/dashboard.ts): nothing the daemon runs imports it.
  */
-import { COLORS, fixedColor } from '../../../dashboards/src/panels.js';
-import { select } from '../../../dashboards/src/promql.js';
+import { COLORS, fixedColor } from '../../dashboard-kit/panels.js';
+import { select } from '../../dashboard-kit/promql.js';
 import {
   heldCountPanel,
   referenceDataHalf,

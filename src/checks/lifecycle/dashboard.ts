@@ -11,7 +11,7 @@ import {
   fixedColor,
   linePanel,
   thresholds,
-} from '../../../dashboards/src/panels.js';
+} from '../../dashboard-kit/panels.js';
 import {
   VARIABLES,
   histogramMean,
@@ -19,7 +19,7 @@ import {
   rate,
   select,
   selectHistogram,
-} from '../../../dashboards/src/promql.js';
+} from '../../dashboard-kit/promql.js';
 import {
   buildMetric,
   heldCountPanel,

@@ -29,14 +29,14 @@ import {
   stateTimelinePanel,
   thresholds,
   valueMappings,
-} from '../../../dashboards/src/panels.js';
+} from '../../dashboard-kit/panels.js';
 import {
   VARIABLES,
   histogramMean,
   increase,
   select,
   selectHistogram,
-} from '../../../dashboards/src/promql.js';
+} from '../../dashboard-kit/promql.js';
 import type { CheckRow, CheckRows } from '../shared/dashboard.js';
 import { LATENCY_CLASSES, pingCheck } from './index.js';
 

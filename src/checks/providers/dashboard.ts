@@ -4,8 +4,8 @@
  * places the rows in registry order (reference rows). Design-time only, like every `dashboard.ts`
  * (src/checks/shared/dashboard.ts): nothing the daemon runs imports it.
  */
-import { countBarsPanel } from '../../../dashboards/src/panels.js';
-import { VARIABLES, increase, select } from '../../../dashboards/src/promql.js';
+import { countBarsPanel } from '../../dashboard-kit/panels.js';
+import { VARIABLES, increase, select } from '../../dashboard-kit/promql.js';
 import {
   heldCountPanel,
   referenceDataHalf,

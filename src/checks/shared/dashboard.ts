@@ -5,7 +5,7 @@
  * in the registry and places the rows in registry order.
  *
  * A check's rows read its own metric definitions (its `index.ts`) and build panels with the
- * registry-free helpers of dashboards/src (`panels.ts`, `promql.ts`) and the ones below; a metric
+ * dashboard kit (`src/dashboard-kit/`: `panels.ts`, `promql.ts`) and the ones below; a metric
  * no check owns comes in as a parameter, since only the entry points and the generators may import
  * the registry (docs/architecture.md, "Layers").
  *
@@ -22,8 +22,8 @@ import {
   type Line,
   type PanelSpec,
   type Placed,
-} from '../../../dashboards/src/panels.js';
-import { VARIABLES, increase, select } from '../../../dashboards/src/promql.js';
+} from '../../dashboard-kit/panels.js';
+import { VARIABLES, increase, select } from '../../dashboard-kit/promql.js';
 
 /**
  * Where a check's row stands in the overview: `service` rows (how the API serves: pings, sessions,

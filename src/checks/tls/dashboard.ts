@@ -4,8 +4,8 @@
  * the rows in registry order (reference rows). Design-time only, like every `dashboard.ts`
  * (src/checks/shared/dashboard.ts): nothing the daemon runs imports it.
  */
-import { countBarsPanel, linePanel } from '../../../dashboards/src/panels.js';
-import { VARIABLES, increase, select } from '../../../dashboards/src/promql.js';
+import { countBarsPanel, linePanel } from '../../dashboard-kit/panels.js';
+import { VARIABLES, increase, select } from '../../dashboard-kit/promql.js';
 import { heldCountPanel, type CheckRow, type CheckRows } from '../shared/dashboard.js';
 import { tlsCheck } from './index.js';
 

@@ -8,7 +8,7 @@
  * so a check's own rows (`src/checks/<name>/dashboard.ts`) may use it without reaching the
  * registry (docs/architecture.md, "Layers").
  */
-import type { MetricDefinition } from '../../src/kernel/metric-definition.js';
+import type { MetricDefinition } from '../kernel/metric-definition.js';
 
 type HistogramDefinition = MetricDefinition & { type: 'histogram' };
 
