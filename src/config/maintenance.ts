@@ -20,14 +20,60 @@ import { WHEN_MAPPING, duration, isMs, type Loose } from './rules.js';
 export const MAX_REASON_LENGTH = 200;
 
 /** ISO 8601 date and time with an offset: a time without one would depend on the host. */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 const ISO_HINT =
   'must be an ISO 8601 date and time with an offset, such as "2026-12-01T02:00:00Z" or "2026-12-01T03:00:00+01:00"';
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
+
+/**
+ * Why the fields of an ISO 8601 time are not a real date and time, or null when they are.
+ * `Date.parse` rolls an impossible day over into the next month (02-30 is March 2) and reads
+ * 24:00 as the next midnight, so a window would run on another day than the one written.
+ */
+function impossibleTime(fields: readonly (string | undefined)[]): string | null {
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = fields.map(Number);
+  const monthName = MONTHS[(month ?? 0) - 1];
+  if (monthName === undefined) return 'the month is 01-12';
+  const daysInMonth = new Date(Date.UTC(year ?? 0, month ?? 0, 0)).getUTCDate();
+  if ((day ?? 0) < 1 || (day ?? 0) > daysInMonth) {
+    return `${monthName} ${year} has ${daysInMonth} days`;
+  }
+  if ((hour ?? 0) > 23) return 'the hour is 00-23';
+  if ((minute ?? 0) > 59) return 'the minute is 00-59';
+  if (!Number.isNaN(second) && (second ?? 0) > 59) return 'the second is 00-59';
+  if (!Number.isNaN(offsetHours) && ((offsetHours ?? 0) > 23 || (offsetMinutes ?? 0) > 59)) {
+    return 'the offset is at most 23:59';
+  }
+  return null;
+}
 
 const isoTime = z
   .string({ error: (issue) => `${ISO_HINT} (got ${describeValue(issue.input)})` })
   .transform((text, ctx) => {
-    const ms = ISO_TIME.test(text) ? Date.parse(text) : NaN;
+    const match = ISO_TIME.exec(text);
+    const impossible = match === null ? null : impossibleTime(match.slice(1));
+    if (impossible !== null) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a date and time that exists: ${impossible} (got ${describeValue(text)})`,
+      });
+      return z.NEVER;
+    }
+    const ms = match === null ? NaN : Date.parse(text);
     if (Number.isNaN(ms)) {
       ctx.addIssue({ code: 'custom', message: `${ISO_HINT} (got ${describeValue(text)})` });
       return z.NEVER;

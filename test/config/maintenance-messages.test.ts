@@ -11,6 +11,7 @@ const CRON =
   'must be a cron expression of 5 fields (minute hour day-of-month month day-of-week), such as "0 2 * * SUN"';
 const ISO =
   'must be an ISO 8601 date and time with an offset, such as "2026-12-01T02:00:00Z" or "2026-12-01T03:00:00+01:00"';
+const EXISTS = 'must be a date and time that exists';
 /** 2026-11-27T00:00:00Z: the overlap warning looks 8 days ahead of this. */
 const NOW = Date.UTC(2026, 10, 27);
 
@@ -94,6 +95,36 @@ describe('maintenance window problems', () => {
       ],
     },
     {
+      name: 'days that do not exist: February 30 and 31, April 31',
+      windows: [
+        '{ start: "2026-02-30T02:00:00Z", end: "2026-03-03T02:00:00Z", reason: migration }',
+        '{ start: "2026-02-01T02:00:00Z", end: "2026-02-31T02:00:00Z", reason: migration }',
+        '{ start: "2026-04-31T02:00:00+02:00", end: "2026-05-02T02:00:00Z", reason: migration }',
+        '{ start: "2027-02-29T02:00:00Z", end: "2027-03-01T02:00:00Z", reason: migration }',
+      ],
+      problems: [
+        `${M}[0].start: ${EXISTS}: February 2026 has 28 days (got "2026-02-30T02:00:00Z")`,
+        `${M}[1].end: ${EXISTS}: February 2026 has 28 days (got "2026-02-31T02:00:00Z")`,
+        `${M}[2].start: ${EXISTS}: April 2026 has 30 days (got "2026-04-31T02:00:00+02:00")`,
+        `${M}[3].start: ${EXISTS}: February 2027 has 28 days (got "2027-02-29T02:00:00Z")`,
+      ],
+    },
+    {
+      name: 'times and months that do not exist: 24:00, minute 60, month 13, day 0, offset +24:00',
+      windows: [
+        '{ start: "2026-12-01T24:00:00Z", end: "2026-12-02T02:00:00Z", reason: migration }',
+        '{ start: "2026-12-01T02:60Z", end: "2026-13-01T02:00:00Z", reason: migration }',
+        '{ start: "2026-12-00T02:00:00Z", end: "2026-12-02T02:00:00+24:00", reason: migration }',
+      ],
+      problems: [
+        `${M}[0].start: ${EXISTS}: the hour is 00-23 (got "2026-12-01T24:00:00Z")`,
+        `${M}[1].start: ${EXISTS}: the minute is 00-59 (got "2026-12-01T02:60Z")`,
+        `${M}[1].end: ${EXISTS}: the month is 01-12 (got "2026-13-01T02:00:00Z")`,
+        `${M}[2].start: ${EXISTS}: December 2026 has 31 days (got "2026-12-00T02:00:00Z")`,
+        `${M}[2].end: ${EXISTS}: the offset is at most 23:59 (got "2026-12-02T02:00:00+24:00")`,
+      ],
+    },
+    {
       name: 'both kinds in one window',
       windows: [
         '{ schedule: "0 2 * * *", duration: 1h, start: "2026-12-01T02:00:00Z", end: "2026-12-01T03:00:00Z", reason: x }',
@@ -156,6 +187,15 @@ describe('maintenance windows that pass', () => {
       startMs: Date.UTC(2026, 11, 1, 2),
       endMs: Date.UTC(2026, 11, 1, 3, 30),
       reason: 'database migration',
+    });
+  });
+
+  it('accept February 29 of a leap year', () => {
+    const result = load(
+      withWindows('{ start: "2028-02-29T02:00:00Z", end: "2028-02-29T03:00:00Z", reason: leap }'),
+    );
+    expect(result.ok && result.config.environments[0]?.maintenance?.[0]).toMatchObject({
+      startMs: Date.UTC(2028, 1, 29, 2),
     });
   });
 
