@@ -9,9 +9,10 @@ import { z } from 'zod';
 import {
   MAX_RECURRING_DURATION_MS,
   cronFieldsOf,
+  cronMatches,
   isKnownTimeZone,
-  occurrences,
   type MaintenanceWindow,
+  type Occurrence,
 } from '../maintenance/windows.js';
 import { describeValue, type ConfigProblem } from './problems.js';
 import { WHEN_MAPPING, duration, isMs, type Loose } from './rules.js';
@@ -191,8 +192,25 @@ const windowSchema = z
     }
   }, WHEN_MAPPING);
 
-/** `environments[].maintenance`: a list of windows, empty by default. */
-export const maintenanceSchema = z.array(windowSchema).default([]);
+/**
+ * The most windows one environment may list. A reload validates on the daemon's main thread,
+ * about a millisecond per window (bench/README.md, "Maintenance windows"); a planned-work calendar
+ * needs a few dozen.
+ */
+export const MAX_WINDOWS = 100;
+
+/**
+ * `environments[].maintenance`: a list of windows, empty by default. The count is checked before
+ * the windows, so an overlong list is refused without validating each of its windows.
+ */
+export const maintenanceSchema = z
+  .array(z.unknown())
+  .max(MAX_WINDOWS, {
+    error: (issue) =>
+      `must list at most ${MAX_WINDOWS} windows (got ${Array.isArray(issue.input) ? issue.input.length : '?'}): merge adjacent ones, or write a recurring one with schedule`,
+  })
+  .pipe(z.array(windowSchema))
+  .default([]);
 
 export type MaintenanceDocument = z.output<typeof maintenanceSchema>;
 
@@ -222,38 +240,101 @@ export function toMaintenanceWindows(doc: MaintenanceDocument): MaintenanceWindo
 export const OVERLAP_HORIZON_MS = 8 * 24 * 60 * 60_000;
 
 /**
- * One warning per window that overlaps an earlier window of its environment (or whose own
+ * How many starts of recurring windows the overlap check of one environment computes in all,
+ * shared evenly among its recurring windows: it bounds the check's time (bench/README.md,
+ * "Maintenance windows") for schedules that start every few minutes.
+ */
+export const RECURRING_STARTS_COMPARED = 1_000;
+
+/**
+ * One warning per window that overlaps another window of its environment (or whose own
  * occurrences overlap): valid, as overlapping windows act as one, but usually a mistake. Fixed
- * windows are compared over their whole span, recurring ones over the next 8 days from `nowMs`
- * and around every fixed window.
+ * windows are compared over their whole span; recurring ones over the next 8 days from `nowMs`
+ * and around every fixed window (docs/configuration.md, "Maintenance windows").
  */
 export function maintenanceWarnings(
   environments: ReadonlyArray<{ maintenance?: readonly MaintenanceWindow[] }>,
   nowMs: number,
 ): ConfigProblem[] {
-  return environments.flatMap((env, e) => {
-    const windows = env.maintenance ?? [];
-    if (windows.length === 0) return [];
-    const spans: Array<[number, number]> = [[nowMs, nowMs + OVERLAP_HORIZON_MS]];
-    for (const w of windows) if (w.kind === 'fixed') spans.push([w.startMs, w.endMs]);
-    const reported = new Map<number, ConfigProblem>();
-    for (const [from, to] of spans) {
-      // A fixed window longer than the horizon is compared over its first 8 days.
-      const found = occurrences(windows, from, Math.min(to, from + OVERLAP_HORIZON_MS));
-      found.forEach((o, i) => {
-        for (const earlier of found.slice(0, i)) {
-          if (earlier.endMs <= o.startMs || reported.has(o.window)) continue;
-          const other =
-            earlier.window === o.window
-              ? 'its own previous occurrence'
-              : `maintenance[${earlier.window}]`;
-          reported.set(o.window, {
-            path: `environments[${e}].maintenance[${o.window}]`,
-            message: `overlaps ${other} (from ${new Date(o.startMs).toISOString()}): overlapping windows act as one window, from the first start to the last end`,
-          });
-        }
-      });
+  return environments.flatMap((env, e) =>
+    firstOverlaps(comparedOccurrences(env.maintenance ?? [], nowMs)).map(
+      ({ window, other, startMs }) => ({
+        path: `environments[${e}].maintenance[${window}]`,
+        message: `overlaps ${other === window ? 'its own previous occurrence' : `maintenance[${other}]`} (from ${new Date(startMs).toISOString()}): overlapping windows act as one window, from the first start to the last end`,
+      }),
+    ),
+  );
+}
+
+/**
+ * The spans recurring windows are compared over: the horizon from `nowMs` and each fixed window
+ * (its first 8 days), merged where they overlap or touch, by start.
+ */
+function comparedSpans(
+  windows: readonly MaintenanceWindow[],
+  nowMs: number,
+): Array<[number, number]> {
+  const spans: Array<[number, number]> = [[nowMs, nowMs + OVERLAP_HORIZON_MS]];
+  for (const w of windows) {
+    if (w.kind === 'fixed')
+      spans.push([w.startMs, Math.min(w.endMs, w.startMs + OVERLAP_HORIZON_MS)]);
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const span of spans) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && span[0] <= last[1]) last[1] = Math.max(last[1], span[1]);
+    else merged.push([span[0], span[1]]);
+  }
+  return merged;
+}
+
+/**
+ * Every fixed window, and the starts of each recurring window over the compared spans (at most
+ * its share of `RECURRING_STARTS_COMPARED`), once each, by start then window.
+ */
+function comparedOccurrences(windows: readonly MaintenanceWindow[], nowMs: number): Occurrence[] {
+  const recurring = windows.filter((w) => w.kind === 'recurring').length;
+  const share = Math.ceil(RECURRING_STARTS_COMPARED / Math.max(1, recurring));
+  const spans = recurring > 0 ? comparedSpans(windows, nowMs) : [];
+  const found: Occurrence[] = [];
+  windows.forEach((w, window) => {
+    if (w.kind === 'fixed') {
+      found.push({ startMs: w.startMs, endMs: w.endMs, reason: w.reason, window });
+      return;
     }
-    return [...reported.values()].sort((a, b) => a.path.localeCompare(b.path));
+    let left = share;
+    for (const [from, to] of spans) {
+      if (left <= 0) break;
+      // A start just after `from - duration` still lasts into the span.
+      for (const startMs of cronMatches(w.fields, w.timezone, from - w.durationMs + 1, to, left)) {
+        found.push({ startMs, endMs: startMs + w.durationMs, reason: w.reason, window });
+        left--;
+      }
+    }
   });
+  found.sort((a, b) => a.startMs - b.startMs || a.window - b.window);
+  // Adjacent spans may both hold a start that lies between them.
+  return found.filter(
+    (o, i) => i === 0 || o.startMs !== found[i - 1]?.startMs || o.window !== found[i - 1]?.window,
+  );
+}
+
+/**
+ * Sort-and-sweep over occurrences by start: an occurrence overlaps an earlier one exactly when it
+ * starts before the furthest end so far (touching is not overlapping). The first such occurrence
+ * of each window, with the window that reaches furthest, by window.
+ */
+export function firstOverlaps(
+  byStart: readonly Occurrence[],
+): Array<{ window: number; other: number; startMs: number }> {
+  const first = new Map<number, { window: number; other: number; startMs: number }>();
+  let reach: Occurrence | undefined;
+  for (const o of byStart) {
+    if (reach !== undefined && o.startMs < reach.endMs && !first.has(o.window)) {
+      first.set(o.window, { window: o.window, other: reach.window, startMs: o.startMs });
+    }
+    if (reach === undefined || o.endMs > reach.endMs) reach = o;
+  }
+  return [...first.values()].sort((a, b) => a.window - b.window);
 }
