@@ -4,13 +4,12 @@
  * recurring (`schedule` + `duration`, optional `timezone`) or fixed (`start` + `end`); both need
  * a `reason`, which the status page shows. Every problem of every window is reported at once.
  */
-import { parse as parseCron, validateDetailed } from 'node-cron';
 import { z } from 'zod';
 import {
   MAX_RECURRING_DURATION_MS,
-  cronFieldsOf,
-  cronMatches,
+  cronJob,
   isKnownTimeZone,
+  startsOf,
   type MaintenanceWindow,
   type Occurrence,
 } from '../maintenance/windows.js';
@@ -85,7 +84,42 @@ const isoTime = z
 const CRON_HINT =
   'must be a cron expression of 5 fields (minute hour day-of-month month day-of-week), such as "0 2 * * SUN"';
 
-/** The cron expression, checked by node-cron's parser, and limited to what windows evaluate. */
+/** Each field of a schedule: its name in messages and the values it takes. */
+const CRON_FIELDS = [
+  ['minute', '0-59'],
+  ['hour', '0-23'],
+  ['day-of-month', '1-31, L, W'],
+  ['month', '1-12 or JAN-DEC'],
+  ['day-of-week', '0-7 or SUN-SAT, # and L'],
+] as const;
+
+/**
+ * What is wrong with a five-field `schedule`, as croner reads it, or null. A field croner refuses
+ * is named by trying it alone beside four `*`, so every wrong field is reported at once.
+ */
+function scheduleProblem(schedule: string, fields: readonly string[]): string | null {
+  let job;
+  try {
+    job = cronJob(schedule);
+  } catch (err) {
+    const wrong = CRON_FIELDS.flatMap(([name, values], i) => {
+      const alone = fields.map((f, j) => (j === i ? f : '*')).join(' ');
+      try {
+        cronJob(alone);
+        return [];
+      } catch {
+        return [`${name} "${fields[i] ?? ''}" is not valid (${values}; lists, ranges, */steps)`];
+      }
+    });
+    return wrong.length > 0 ? wrong.join('; ') : String((err as Error).message);
+  }
+  // croner searches up to the year 9999 for a date that never comes (February 30): 40-80 ms.
+  return job.nextRun(new Date(0)) === null
+    ? 'it matches no date: that day never comes in that month'
+    : null;
+}
+
+/** The cron expression, checked by croner's parser, five fields. */
 const cronSchedule = z
   .string({ error: (issue) => `${CRON_HINT} (got ${describeValue(issue.input)})` })
   .superRefine((text, ctx) => {
@@ -98,18 +132,9 @@ const cronSchedule = z
       });
       return;
     }
-    const check = validateDetailed(text);
-    if (!check.valid) {
-      const detail = check.errors.map((e) => e.message).join('; ');
-      ctx.addIssue({ code: 'custom', message: `${CRON_HINT} ${got}: ${detail}` });
-      return;
-    }
-    if (cronFieldsOf(parseCron(text)) === null) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must not use L, W or # in its day fields (got ${describeValue(text)})`,
-      });
-    }
+    const problem = scheduleProblem(text, fields);
+    if (problem !== null)
+      ctx.addIssue({ code: 'custom', message: `${CRON_HINT} ${got}: ${problem}` });
   });
 
 const windowSchema = z
@@ -218,12 +243,9 @@ export type MaintenanceDocument = z.output<typeof maintenanceSchema>;
 export function toMaintenanceWindows(doc: MaintenanceDocument): MaintenanceWindow[] {
   return doc.map((w): MaintenanceWindow => {
     if (w.schedule !== undefined && w.duration !== undefined) {
-      const fields = cronFieldsOf(parseCron(w.schedule));
-      if (fields === null) throw new Error(`internal: unchecked schedule ${w.schedule}`);
       return {
         kind: 'recurring',
         schedule: w.schedule,
-        fields,
         durationMs: w.duration,
         timezone: w.timezone ?? null,
         reason: w.reason,
@@ -307,7 +329,7 @@ function comparedOccurrences(windows: readonly MaintenanceWindow[], nowMs: numbe
     for (const [from, to] of spans) {
       if (left <= 0) break;
       // A start just after `from - duration` still lasts into the span.
-      for (const startMs of cronMatches(w.fields, w.timezone, from - w.durationMs + 1, to, left)) {
+      for (const startMs of startsOf(w, from - w.durationMs + 1, to, left)) {
         found.push({ startMs, endMs: startMs + w.durationMs, reason: w.reason, window });
         left--;
       }

@@ -35,10 +35,17 @@ const M = 'environments[0].maintenance';
 describe('maintenance window problems', () => {
   it.each([
     {
-      name: 'a cron expression node-cron rejects',
+      name: 'a cron expression croner does not read',
       windows: ['{ schedule: "61 2 * * *", duration: 1h, reason: deploy }'],
       problems: [
-        `${M}[0].schedule: ${CRON} (got "61 2 * * *"): 61 is a invalid expression for minute`,
+        `${M}[0].schedule: ${CRON} (got "61 2 * * *"): minute "61" is not valid (0-59; lists, ranges, */steps)`,
+      ],
+    },
+    {
+      name: 'a cron expression with every field wrong',
+      windows: ['{ schedule: "a 24 32 13 8", duration: 1h, reason: deploy }'],
+      problems: [
+        `${M}[0].schedule: ${CRON} (got "a 24 32 13 8"): minute "a" is not valid (0-59; lists, ranges, */steps); hour "24" is not valid (0-23; lists, ranges, */steps); day-of-month "32" is not valid (1-31, L, W; lists, ranges, */steps); month "13" is not valid (1-12 or JAN-DEC; lists, ranges, */steps); day-of-week "8" is not valid (0-7 or SUN-SAT, # and L; lists, ranges, */steps)`,
       ],
     },
     {
@@ -47,9 +54,11 @@ describe('maintenance window problems', () => {
       problems: [`${M}[0].schedule: ${CRON}: windows start on a minute (got "0 0 2 * * *")`],
     },
     {
-      name: 'a cron expression with L',
-      windows: ['{ schedule: "0 2 L * *", duration: 1h, reason: deploy }'],
-      problems: [`${M}[0].schedule: must not use L, W or # in its day fields (got "0 2 L * *")`],
+      name: 'a cron expression that matches no date',
+      windows: ['{ schedule: "0 2 30 2 *", duration: 1h, reason: deploy }'],
+      problems: [
+        `${M}[0].schedule: ${CRON} (got "0 2 30 2 *"): it matches no date: that day never comes in that month`,
+      ],
     },
     {
       name: 'a schedule without a duration',
