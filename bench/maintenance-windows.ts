@@ -27,18 +27,27 @@ const HOUR_MS = 3_600_000;
 const NOW = Date.UTC(2026, 10, 27);
 const KEY = 'bench-maintenance-key';
 
-const SHAPES = ['dense', 'chain', 'mixed'] as const;
+const SHAPES = ['dense', 'chain', 'mixed', 'every5min', 'never'] as const;
 type Shape = (typeof SHAPES)[number];
 
 /**
  * `count` windows of one environment. `dense`: day-long windows starting a minute apart, all
  * overlapping. `chain`: one-hour windows starting every 30 minutes, each overlapping the next.
- * `mixed`: the chain with every tenth a daily recurring window instead.
+ * `mixed`: the chain with every tenth a daily recurring window instead. `every5min`: recurring
+ * windows starting every 5 minutes in a time zone with DST, the costliest to compute. `never`:
+ * schedules of a day that never comes (February 30), which croner searches to the year 9999.
  */
 function windowsYaml(count: number, shape: Shape, fromMs: number): string[] {
   const lines: string[] = [];
   const [step, length] = shape === 'dense' ? [60_000, 24 * HOUR_MS] : [HOUR_MS / 2, HOUR_MS];
   for (let i = 0; i < count; i++) {
+    if (shape === 'every5min' || shape === 'never') {
+      const schedule = shape === 'never' ? `${i % 60} 2 30 2 *` : `${i % 5}-59/5 * * * *`;
+      lines.push(
+        `      - { schedule: "${schedule}", duration: 1m, timezone: America/New_York, reason: r${i} }`,
+      );
+      continue;
+    }
     if (shape === 'mixed' && i % 10 === 0) {
       lines.push(`      - { schedule: "${i % 60} ${i % 24} * * *", duration: 1h, reason: r${i} }`);
       continue;
@@ -69,6 +78,11 @@ function configYaml(baseUrl: string, windows: string[]): string {
 /** In the child: validates one configuration and prints its time and outcome as JSON. */
 function validateOnce(count: number, shape: Shape): void {
   const yaml = configYaml('http://127.0.0.1:9', windowsYaml(count, shape, NOW + 24 * HOUR_MS));
+  // A running daemon has validated its file once already: its code is loaded and compiled.
+  for (const warm of ['chain', 'every5min'] as const) {
+    const small = configYaml('http://127.0.0.1:9', windowsYaml(10, warm, NOW));
+    parseConfigText(small, { checks: CHECK_LIST, env: { BENCH_API_KEY: KEY }, now: () => NOW });
+  }
   const started = performance.now();
   const result = parseConfigText(yaml, {
     checks: CHECK_LIST,
