@@ -108,7 +108,7 @@ podman run --rm --network=none --entrypoint /bin/sh "$tag" -c '
            /app/node_modules/typescript /app/node_modules/vitest /app/node_modules/eslint \
            /app/node_modules/prettier /app/node_modules/tsx /app/node_modules/@types \
            /app/node_modules/prom-client /app/node_modules/undici /app/node_modules/express \
-           /app/node_modules/zod /app/node_modules/yaml /app/node_modules/node-cron \
+           /app/node_modules/zod /app/node_modules/yaml /app/node_modules/node-cron /app/node_modules/croner \
            /app/node_modules/pino /app/node_modules/uplot; do
     if [ -e "$p" ] && { [ ! -d "$p" ] || [ -n "$(ls -A "$p")" ]; }; then echo "present: $p"; exit 1; fi
   done

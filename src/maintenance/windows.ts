@@ -3,44 +3,40 @@
  * environment starts and ends, and whether a moment is inside one. Pure functions of a time in
  * milliseconds, so the daemon's timer and the tests on a fake clock compute the same thing.
  *
- * A recurring window starts at each minute its cron expression matches and lasts its duration.
- * node-cron parses the expression (the same syntax as its schedules); the matching is done here,
- * minute by minute of UTC, reading the wall clock of the window's time zone. node-cron's own
- * matcher would need a registered task per window and a formatting of every candidate second;
- * this walk skips days, hours and minutes that cannot match, so one evaluation over the next two
- * days costs under a millisecond for a daily or weekly schedule (about 2 ms for one every 15
- * minutes in a time zone), and it runs only at window edges (docs/configuration.md).
+ * A recurring window starts at each minute its cron expression matches on the wall clock of its
+ * time zone, and lasts its duration. croner parses the expression and finds the matching minutes
+ * (`nextRun` from any moment, `match` of one moment). node-cron, which the daemon's schedules once
+ * used, can only list the runs after the present moment, and its `match` costs about 40 µs a
+ * minute, so a walk minute by minute over the two-day lookahead took about 110 ms per window.
  * Across a DST change a wall-clock time that does not exist that day (02:30 when clocks spring
- * forward) starts no window, and one that occurs twice (01:30 when they fall back) starts two.
+ * forward) starts no window, and one that occurs twice (01:30 when they fall back) starts two:
+ * croner moves the first to the end of the gap and keeps one of the second, for a schedule of one
+ * fixed time of day, as cron does; `startsOf` undoes both so that every schedule keeps this rule.
  * A time zone costs an `Intl.DateTimeFormat` (about 8 MiB of RSS once used); without `timezone`
- * the process's local time is read with `Date`'s own getters and none is created.
+ * croner reads the process's local time with `Date`'s own getters and creates none.
  */
-import type { ParsedFields } from 'node-cron';
+import { Cron } from 'croner';
 
 const MINUTE_MS = 60_000;
 
 /** One configured window, as `config/` resolves it. */
-export type MaintenanceWindow =
-  | {
-      kind: 'recurring';
-      /** The cron expression, five fields (minute hour day-of-month month day-of-week). */
-      schedule: string;
-      /** The expression's fields as node-cron parses them (numbers only: no L, W or #). */
-      fields: CronFields;
-      durationMs: number;
-      /** IANA time zone of the expression; null: the process's local time. */
-      timezone: string | null;
-      reason: string;
-    }
-  | { kind: 'fixed'; startMs: number; endMs: number; reason: string };
+export type MaintenanceWindow = RecurringWindow | FixedWindow;
 
-/** The numeric fields of a parsed cron expression. */
-export interface CronFields {
-  minute: ReadonlySet<number>;
-  hour: ReadonlySet<number>;
-  dayOfMonth: ReadonlySet<number>;
-  month: ReadonlySet<number>;
-  dayOfWeek: ReadonlySet<number>;
+export interface RecurringWindow {
+  kind: 'recurring';
+  /** The cron expression, five fields (minute hour day-of-month month day-of-week). */
+  schedule: string;
+  durationMs: number;
+  /** IANA time zone of the expression; null: the process's local time. */
+  timezone: string | null;
+  reason: string;
+}
+
+export interface FixedWindow {
+  kind: 'fixed';
+  startMs: number;
+  endMs: number;
+  reason: string;
 }
 
 /** One occurrence of a window: `[startMs, endMs)`, with the window's index and reason. */
@@ -52,83 +48,71 @@ export interface Occurrence {
 }
 
 /**
- * node-cron's parsed fields as sets of numbers, or null when a day field uses a token this module
- * does not evaluate (`L`, `W`, `#`), which the configuration reports.
+ * The croner job of `schedule`, without a function, so it never sets a timer. Five fields;
+ * day-of-month and day-of-week must both match (`domAndDow`), as the configuration documents.
+ * Throws croner's `TypeError` or `RangeError` for an expression it does not read.
  */
-export function cronFieldsOf(parsed: ParsedFields): CronFields | null {
-  const numbers = (values: ReadonlyArray<number | string>): Set<number> | null =>
-    values.every((v) => typeof v === 'number') ? new Set(values as number[]) : null;
-  const dayOfMonth = numbers(parsed.dayOfMonth);
-  const dayOfWeek = numbers(parsed.dayOfWeek);
-  if (dayOfMonth === null || dayOfWeek === null) return null;
-  // Sunday may be written 7; node-cron already maps it to 0, this keeps it so if that changes.
-  if (dayOfWeek.has(7)) dayOfWeek.add(0);
-  return {
-    minute: new Set(parsed.minute),
-    hour: new Set(parsed.hour),
-    dayOfMonth,
-    month: new Set(parsed.month),
-    dayOfWeek,
-  };
+export function cronJob(schedule: string, timezone: string | null = null): Cron {
+  return new Cron(schedule, {
+    mode: '5-part',
+    domAndDow: true,
+    ...(timezone === null ? {} : { timezone }),
+  });
 }
 
-interface WallClock {
-  minute: number;
-  hour: number;
-  day: number;
-  month: number;
-  weekday: number;
-}
+/** Each window's job, made once: the windows are configuration and never change. */
+const jobs = new WeakMap<RecurringWindow, Cron>();
 
-const WEEKDAYS: Readonly<Record<string, number>> = {
-  Sun: 0,
-  Mon: 1,
-  Tue: 2,
-  Wed: 3,
-  Thu: 4,
-  Fri: 5,
-  Sat: 6,
-};
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Reads the wall clock of `timezone` (null: the process's local time) at `ms`. */
-function wallClock(ms: number, timezone: string | null): WallClock {
-  if (timezone === null) {
-    const d = new Date(ms);
-    return {
-      minute: d.getMinutes(),
-      hour: d.getHours(),
-      day: d.getDate(),
-      month: d.getMonth() + 1,
-      weekday: d.getDay(),
-    };
+function jobOf(window: RecurringWindow): Cron {
+  let job = jobs.get(window);
+  if (job === undefined) {
+    job = cronJob(window.schedule, window.timezone);
+    jobs.set(window, job);
   }
-  let format = formatters.get(timezone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      weekday: 'short',
-    });
-    formatters.set(timezone, format);
-  }
-  const parts: Record<string, string> = {};
-  for (const part of format.formatToParts(ms)) parts[part.type] = part.value;
-  return {
-    minute: Number(parts['minute']),
-    hour: Number(parts['hour']) % 24,
-    day: Number(parts['day']),
-    month: Number(parts['month']),
-    weekday: WEEKDAYS[parts['weekday'] ?? ''] ?? -1,
-  };
+  return job;
 }
 
-/** Whether `timezone` is a time zone this runtime knows (node-cron's `timezone` option). */
+/** The DST changes of the time zones in use move clocks by 30 minutes, an hour or two. */
+const REPEAT_OFFSETS_MS = [30 * MINUTE_MS, 60 * MINUTE_MS, 120 * MINUTE_MS] as const;
+
+/**
+ * The minutes in `[fromMs, toMs)` at which `window`'s schedule matches, in order, read on the
+ * wall clock of its time zone; at most `limit` of them.
+ */
+export function startsOf(
+  window: RecurringWindow,
+  fromMs: number,
+  toMs: number,
+  limit = Infinity,
+): number[] {
+  const job = jobOf(window);
+  const firstMs = Math.ceil(fromMs / MINUTE_MS) * MINUTE_MS;
+  const found = new Set<number>();
+  const add = (t: number) => {
+    if (t >= firstMs && t < toMs) found.add(t);
+  };
+  // Every match up to the last run taken is in `found`, so its first `limit` are the first ones.
+  let taken = 0;
+  // nextRun is strictly after its argument. The walk starts early enough to see the first run
+  // of a wall-clock time that repeats inside the range.
+  let run = job.nextRun(new Date(firstMs - REPEAT_OFFSETS_MS[2] - 1000));
+  while (run !== null && run.getTime() < toMs && taken < limit) {
+    const t = run.getTime();
+    // croner runs a fixed time the DST gap skips at the gap's end; no window starts then.
+    if (job.match(run) && t >= firstMs) {
+      found.add(t);
+      taken++;
+    }
+    // It runs a fixed time the clocks repeat once; the repeat starts a window too.
+    for (const offset of REPEAT_OFFSETS_MS) {
+      if (job.match(new Date(t + offset))) add(t + offset);
+    }
+    run = job.nextRun(run);
+  }
+  return [...found].sort((a, b) => a - b).slice(0, limit);
+}
+
+/** Whether `timezone` is a time zone this runtime knows (croner's `timezone` option). */
 export function isKnownTimeZone(timezone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
@@ -136,42 +120,6 @@ export function isKnownTimeZone(timezone: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * The minutes in `[fromMs, toMs)` at which `fields` match, in order, read on the wall clock of
- * `timezone`; at most `limit` of them.
- */
-export function cronMatches(
-  fields: CronFields,
-  timezone: string | null,
-  fromMs: number,
-  toMs: number,
-  limit = Infinity,
-): number[] {
-  const out: number[] = [];
-  let t = Math.ceil(fromMs / MINUTE_MS) * MINUTE_MS;
-  while (t < toMs && out.length < limit) {
-    const c = wallClock(t, timezone);
-    if (
-      !fields.month.has(c.month) ||
-      !fields.dayOfMonth.has(c.day) ||
-      !fields.dayOfWeek.has(c.weekday)
-    ) {
-      // To the next local midnight. Across a DST change this lands an hour early (checked again)
-      // or an hour late, which only skips wall-clock times that do not exist that day.
-      t += ((23 - c.hour) * 60 + (60 - c.minute)) * MINUTE_MS;
-    } else if (!fields.hour.has(c.hour)) {
-      t += (60 - c.minute) * MINUTE_MS;
-    } else {
-      if (fields.minute.has(c.minute)) out.push(t);
-      // To the next matching minute of this hour, or to the next hour.
-      let step = 1;
-      while (c.minute + step < 60 && !fields.minute.has(c.minute + step)) step++;
-      t += step * MINUTE_MS;
-    }
-  }
-  return out;
 }
 
 /** The longest a recurring window may last: longer ones are written with `start` and `end`. */
@@ -192,7 +140,7 @@ export function occurrences(
       return;
     }
     // A start just after `fromMs - duration` still lasts past `fromMs`.
-    for (const startMs of cronMatches(w.fields, w.timezone, fromMs - w.durationMs + 1, toMs)) {
+    for (const startMs of startsOf(w, fromMs - w.durationMs + 1, toMs)) {
       out.push({ startMs, endMs: startMs + w.durationMs, reason: w.reason, window });
     }
   });

@@ -11,6 +11,7 @@ const CRON =
   'must be a cron expression of 5 fields (minute hour day-of-month month day-of-week), such as "0 2 * * SUN"';
 const ISO =
   'must be an ISO 8601 date and time with an offset, such as "2026-12-01T02:00:00Z" or "2026-12-01T03:00:00+01:00"';
+const EXISTS = 'must be a date and time that exists';
 /** 2026-11-27T00:00:00Z: the overlap warning looks 8 days ahead of this. */
 const NOW = Date.UTC(2026, 10, 27);
 
@@ -34,10 +35,17 @@ const M = 'environments[0].maintenance';
 describe('maintenance window problems', () => {
   it.each([
     {
-      name: 'a cron expression node-cron rejects',
+      name: 'a cron expression croner does not read',
       windows: ['{ schedule: "61 2 * * *", duration: 1h, reason: deploy }'],
       problems: [
-        `${M}[0].schedule: ${CRON} (got "61 2 * * *"): 61 is a invalid expression for minute`,
+        `${M}[0].schedule: ${CRON} (got "61 2 * * *"): minute "61" is not valid (0-59; lists, ranges, */steps)`,
+      ],
+    },
+    {
+      name: 'a cron expression with every field wrong',
+      windows: ['{ schedule: "a 24 32 13 8", duration: 1h, reason: deploy }'],
+      problems: [
+        `${M}[0].schedule: ${CRON} (got "a 24 32 13 8"): minute "a" is not valid (0-59; lists, ranges, */steps); hour "24" is not valid (0-23; lists, ranges, */steps); day-of-month "32" is not valid (1-31, L, W; lists, ranges, */steps); month "13" is not valid (1-12 or JAN-DEC; lists, ranges, */steps); day-of-week "8" is not valid (0-7 or SUN-SAT, # and L; lists, ranges, */steps)`,
       ],
     },
     {
@@ -46,9 +54,11 @@ describe('maintenance window problems', () => {
       problems: [`${M}[0].schedule: ${CRON}: windows start on a minute (got "0 0 2 * * *")`],
     },
     {
-      name: 'a cron expression with L',
-      windows: ['{ schedule: "0 2 L * *", duration: 1h, reason: deploy }'],
-      problems: [`${M}[0].schedule: must not use L, W or # in its day fields (got "0 2 L * *")`],
+      name: 'a cron expression that matches no date',
+      windows: ['{ schedule: "0 2 30 2 *", duration: 1h, reason: deploy }'],
+      problems: [
+        `${M}[0].schedule: ${CRON} (got "0 2 30 2 *"): it matches no date: that day never comes in that month`,
+      ],
     },
     {
       name: 'a schedule without a duration',
@@ -91,6 +101,36 @@ describe('maintenance window problems', () => {
       problems: [
         `${M}[0].start: ${ISO} (got "2026-12-01 02:00")`,
         `${M}[0].end: is required with start`,
+      ],
+    },
+    {
+      name: 'days that do not exist: February 30 and 31, April 31',
+      windows: [
+        '{ start: "2026-02-30T02:00:00Z", end: "2026-03-03T02:00:00Z", reason: migration }',
+        '{ start: "2026-02-01T02:00:00Z", end: "2026-02-31T02:00:00Z", reason: migration }',
+        '{ start: "2026-04-31T02:00:00+02:00", end: "2026-05-02T02:00:00Z", reason: migration }',
+        '{ start: "2027-02-29T02:00:00Z", end: "2027-03-01T02:00:00Z", reason: migration }',
+      ],
+      problems: [
+        `${M}[0].start: ${EXISTS}: February 2026 has 28 days (got "2026-02-30T02:00:00Z")`,
+        `${M}[1].end: ${EXISTS}: February 2026 has 28 days (got "2026-02-31T02:00:00Z")`,
+        `${M}[2].start: ${EXISTS}: April 2026 has 30 days (got "2026-04-31T02:00:00+02:00")`,
+        `${M}[3].start: ${EXISTS}: February 2027 has 28 days (got "2027-02-29T02:00:00Z")`,
+      ],
+    },
+    {
+      name: 'times and months that do not exist: 24:00, minute 60, month 13, day 0, offset +24:00',
+      windows: [
+        '{ start: "2026-12-01T24:00:00Z", end: "2026-12-02T02:00:00Z", reason: migration }',
+        '{ start: "2026-12-01T02:60Z", end: "2026-13-01T02:00:00Z", reason: migration }',
+        '{ start: "2026-12-00T02:00:00Z", end: "2026-12-02T02:00:00+24:00", reason: migration }',
+      ],
+      problems: [
+        `${M}[0].start: ${EXISTS}: the hour is 00-23 (got "2026-12-01T24:00:00Z")`,
+        `${M}[1].start: ${EXISTS}: the minute is 00-59 (got "2026-12-01T02:60Z")`,
+        `${M}[1].end: ${EXISTS}: the month is 01-12 (got "2026-13-01T02:00:00Z")`,
+        `${M}[2].start: ${EXISTS}: December 2026 has 31 days (got "2026-12-00T02:00:00Z")`,
+        `${M}[2].end: ${EXISTS}: the offset is at most 23:59 (got "2026-12-02T02:00:00+24:00")`,
       ],
     },
     {
@@ -156,6 +196,15 @@ describe('maintenance windows that pass', () => {
       startMs: Date.UTC(2026, 11, 1, 2),
       endMs: Date.UTC(2026, 11, 1, 3, 30),
       reason: 'database migration',
+    });
+  });
+
+  it('accept February 29 of a leap year', () => {
+    const result = load(
+      withWindows('{ start: "2028-02-29T02:00:00Z", end: "2028-02-29T03:00:00Z", reason: leap }'),
+    );
+    expect(result.ok && result.config.environments[0]?.maintenance?.[0]).toMatchObject({
+      startMs: Date.UTC(2028, 1, 29, 2),
     });
   });
 
