@@ -140,16 +140,17 @@ const BUDGET_WINDOW = ['30d', 30 * 86400] as const;
 /**
  * Share of expected pings that failed in a window, per environment: bad pings divided by the
  * number of pings the configured interval should have produced (window / interval). Gaps in the
- * monitor lower this ratio rather than inflating it (they have their own alerts); per instance
- * first so two monitors do not double-count, then the worst instance.
+ * monitor lower this ratio rather than inflating it (they have their own alerts); per monitor
+ * (instance and location: locations may share an instance) first so two monitors do not
+ * double-count, then the worst one.
  */
 function failedShareOfExpected(window: string, seconds: number): string {
   const bad = increase(
     select(METRICS.pingAttempts, { result: { re: BUDGET_BAD_RESULTS } }),
     window,
   );
-  const expected = `(${seconds} / max by (environment, instance) (${select(METRICS.pingInterval)}))`;
-  return `max by (environment) (sum by (environment, instance) (${bad}) / ${expected})`;
+  const expected = `(${seconds} / max by (environment, instance, location) (${select(METRICS.pingInterval)}))`;
+  return `max by (environment) (sum by (environment, instance, location) (${bad}) / ${expected})`;
 }
 
 function statusSection() {

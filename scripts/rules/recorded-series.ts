@@ -132,9 +132,11 @@ async function recordMonitor(
   }
 
   const up: Series = { metric: 'up', labels: { ...target }, values: [] };
+  // The process's metrics are in the daemon's registry, so the config's `location` is on them
+  // too; only `up` comes from Prometheus alone.
   const started: Series = {
     metric: 'process_start_time_seconds',
-    labels: { ...target },
+    labels: { ...target, ...(where.location !== undefined && { location: where.location }) },
     values: [],
   };
   for (let i = 0; i < scrapes; i++) {

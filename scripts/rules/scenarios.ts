@@ -110,14 +110,24 @@ const environmentSchema = z
   .strict() as unknown as z.ZodType<EnvironmentSpec>;
 
 /**
- * One monitor of a several-location scenario: its own scrape target (an instance of its own and
- * a `location` target label, as a scrape config sets it), its own state and its own timelines.
+ * One monitor of a several-location scenario: its own scrape target (an instance of its own, or
+ * the one given, and a `location` target label, as a scrape config sets it), its own state and
+ * its own timelines.
  */
 const locationSchema = z
   .object({
     monitor: z.string().optional(),
-    /** Where the `location` label comes from: a target label (default) or the config key. */
+    /**
+     * Where the `location` label comes from: a target label (default; an agent's external label
+     * gives the centre the same series) or the config key (then `up` has none).
+     */
     label: z.enum(['target', 'config']).default('target'),
+    /**
+     * The monitor's `instance`; by default one of its own (port 9464, 9465, ...). Locations may
+     * share one, as agents that each scrape `isa-monitor:9464` do (docs/deploy.md, "Many
+     * locations"): only their `location` label tells them apart.
+     */
+    instance: z.string().optional(),
     /** Control probe results per minute (at m:30): 1 (ok), 0 (timeout) or `-`; absent: no control. */
     control: z.string().optional(),
     environments: z.record(z.string(), environmentSchema),
@@ -144,7 +154,21 @@ const scenarioSchema = z
   .refine(
     (s) => (s.locations === undefined) !== (Object.keys(s.environments).length === 0),
     'give either environments (one monitor) or locations (several), not both',
+  )
+  .refine(
+    (s) => !sharesInstanceWithoutLabel(s.locations ?? {}),
+    'locations that share an instance need the location as a target label: their `up` series would be one',
   );
+
+/** Whether two locations share an instance while one of them has no `location` on its `up`. */
+function sharesInstanceWithoutLabel(
+  locations: Record<string, { instance?: string | undefined; label: string }>,
+): boolean {
+  const given = Object.values(locations).filter((l) => l.instance !== undefined);
+  return given.some(
+    (l, i) => l.label === 'config' && given.some((o, j) => j !== i && o.instance === l.instance),
+  );
+}
 
 const scenarioFileSchema = z
   .object({
@@ -171,7 +195,8 @@ export type Target = ScenarioFile['target'] & Record<string, string>;
 
 /**
  * The monitors of a scenario, each with its scrape target: the one monitor at the file's target,
- * or one per location at instance port 9464, 9465, ... with a `location` target label.
+ * or one per location at its `instance` (by default port 9464, 9465, ...) with a `location`
+ * target label.
  */
 export function scenarioMonitors(
   scenario: Scenario,
@@ -188,7 +213,7 @@ export function scenarioMonitors(
     },
     target: {
       ...target,
-      instance: `${host}:${9464 + i}`,
+      instance: spec.instance ?? `${host}:${9464 + i}`,
       ...(spec.label === 'target' && { location }),
     },
     ...(spec.label === 'config' && { location }),

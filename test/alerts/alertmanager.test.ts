@@ -246,6 +246,43 @@ describe('inhibitions in a real Alertmanager', () => {
     expect(await states(expected, byInstance, inScope)).toEqual(expected);
   });
 
+  it('mutes only the down location when locations share an instance', async () => {
+    const shared = (alertname: string, severity: string, location: string, instance: string) => ({
+      alertname,
+      severity,
+      environment: 'shared',
+      job: 'isa-monitor',
+      instance,
+      location,
+    });
+    const down = (instance: string, location?: string) => ({
+      alertname: 'IsaMonitorDown',
+      severity: 'critical',
+      job: 'isa-monitor',
+      instance,
+      ...(location !== undefined && { location }),
+    });
+    await post([
+      // Two agents that each scrape isa-monitor:9464: west's monitor is down, east's is not.
+      shared('IsaCredentialsRejected', 'warning', 'east', 'isa-monitor:9464'),
+      shared('IsaCredentialsRejected', 'warning', 'west', 'isa-monitor:9464'),
+      down('isa-monitor:9464', 'west'),
+      // The monitor's own `location` key: its alerts carry it, its `up` (and so its
+      // IsaMonitorDown) does not; the instance alone names it.
+      shared('IsaCredentialsRejected', 'warning', 'north', '10.0.0.3:9464'),
+      down('10.0.0.3:9464'),
+    ]);
+    const expected = {
+      'IsaCredentialsRejected/isa-monitor:9464/east': 'active',
+      'IsaCredentialsRejected/isa-monitor:9464/west': 'suppressed',
+      'IsaCredentialsRejected/10.0.0.3:9464/north': 'suppressed',
+    };
+    const inScope = (l: Record<string, string>) => l['environment'] === 'shared';
+    const byLocation = (l: Record<string, string>) =>
+      `${l['alertname']}/${l['instance']}/${l['location']}`;
+    expect(await states(expected, byLocation, inScope)).toEqual(expected);
+  });
+
   it('sends one notification per alert and environment, whatever the locations', async () => {
     const located = (alertname: string, severity: string, location: string, instance: string) => ({
       alertname,

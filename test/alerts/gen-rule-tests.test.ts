@@ -323,6 +323,25 @@ ${checks.map((c) => `      - { at: 1m, alert: ${c.alert}, firing: [${c.firing}] 
     ).rejects.toThrow(/inline\.yaml: [\s\S]*environments/);
   });
 
+  it('gives locations the instance they share, and refuses one shared without a location label', async () => {
+    const located = (label: string) => `scenarios:
+  - name: x
+    locations:
+      east: { instance: 'isa-monitor:9464', environments: { production: { ping: ok } } }
+      west: { instance: 'isa-monitor:9464', label: ${label}, environments: { production: { ping: ok } } }
+    checks: [{ at: 1m, query: up, samples: [] }]
+`;
+    const text = await generateRuleTests(located('target'), rulesText, options);
+    const ups = [...text.matchAll(/series: '?up\{([^}]*)\}/g)].map((m) => m[1]);
+    expect(ups).toEqual([
+      'instance="isa-monitor:9464",job="isa-monitor",location="east"',
+      'instance="isa-monitor:9464",job="isa-monitor",location="west"',
+    ]);
+    await expect(generateRuleTests(located('config'), rulesText, options)).rejects.toThrow(
+      /share an instance need the location as a target label/,
+    );
+  });
+
   it('refuses an expectation that matches no rule', async () => {
     const text = `scenarios:
   - name: x

@@ -162,6 +162,23 @@ describe('alerts/isa-monitor.rules.yaml', () => {
     }
   });
 
+  it("joins one monitor's series on location too, never on (job, instance) alone", () => {
+    // Locations may share an instance and differ only in `location` (docs/alerts.md, "Joins: one
+    // monitor's series"); `up` has no `location` when the config key sets it, so no join reads it.
+    let joins = 0;
+    for (const rule of allRules) {
+      const name = rule.record ?? rule.alert;
+      for (const [clause, labels] of rule.expr.matchAll(/\bon \(([^)]*)\)/g)) {
+        const list = (labels ?? '').split(',').map((l) => l.trim());
+        if (!list.includes('instance')) continue;
+        joins++;
+        expect(list, `${clause} in ${name}`).toContain('location');
+      }
+      expect(rule.expr, `${name} joins up`).not.toMatch(/\bon \([^)]*\)\s*\(?\s*up\{/);
+    }
+    expect(joins).toBeGreaterThanOrEqual(15);
+  });
+
   it('labels each latency threshold with its own value as `le`: the bound it is judged at', () => {
     // Every configured threshold is a bound of the ping histograms (`bucketsOf`), so the rule
     // enumerates no bounds: count_values turns the threshold's value into the `le` label.

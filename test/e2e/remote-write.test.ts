@@ -10,6 +10,10 @@
  * East's daemon has no `location` key: its location comes from its agent alone. West's daemon
  * names itself `west` and its agent says `west` too: the label is on the series before the
  * agent's external label would add it, so it stays as it is.
+ *
+ * One deployment has both agents give their monitor the same `instance`, as agents that each
+ * scrape the same Service in their own cluster do: only `location` tells the monitors apart, and
+ * every rule must still evaluate and page (docs/deploy.md, "Locations may share an instance").
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,6 +41,7 @@ import {
   type Location,
 } from './locations.js';
 import {
+  ruleCount,
   startMonitoringStack,
   startPrometheusAgent,
   unhealthyRules,
@@ -59,8 +64,17 @@ interface RemoteWriteDeployment extends Deployment {
 const report: string[] = [];
 const running: RemoteWriteDeployment[] = [];
 
-/** The central store with the rules, then per location a daemon and its agent. */
-async function launch(name: string): Promise<RemoteWriteDeployment> {
+/**
+ * The `instance` both agents give their monitor when the locations share one, as agents that each
+ * scrape the same Service in their own cluster do (docs/deploy.md, "Many locations").
+ */
+const SHARED_INSTANCE = 'isa-monitor:9464';
+
+/**
+ * The central store with the rules, then per location a daemon and its agent. With `instance`,
+ * each agent's scrape target sets that `instance` label, so only `location` tells them apart.
+ */
+async function launch(name: string, instance?: string): Promise<RemoteWriteDeployment> {
   const dir = await mkdtemp(join(tmpdir(), `isa-e2e-rw-${name}-`));
   const sim = await startSimulator({ apiKeys: [API_KEY], qualifyDelayMs: 300 });
   const daemons = new Map<Location, DaemonProcess>();
@@ -87,7 +101,10 @@ async function launch(name: string): Promise<RemoteWriteDeployment> {
         dir,
         factor: FACTOR,
         location,
-        target: { host: new URL(await daemon.url).host },
+        target: {
+          host: new URL(await daemon.url).host,
+          ...(instance !== undefined && { labels: { instance } }),
+        },
         remoteWriteUrl: deployment.stack.remoteWriteUrl,
       }),
     );
@@ -95,8 +112,8 @@ async function launch(name: string): Promise<RemoteWriteDeployment> {
   return deployment;
 }
 
-async function startDeployment(name: string): Promise<RemoteWriteDeployment> {
-  const deployment = await oneStartAtATime(() => launch(name));
+async function startDeployment(name: string, instance?: string): Promise<RemoteWriteDeployment> {
+  const deployment = await oneStartAtATime(() => launch(name, instance));
   await warmUp(name, deployment);
   return deployment as RemoteWriteDeployment;
 }
@@ -259,5 +276,22 @@ describe.concurrent('two locations over remote write, central rules, end to end'
     report.push(...lines);
     expect(await unhealthyRules(deployment.stack.prometheusUrl)).toEqual([]);
     report.push('  every rule evaluated without error at the centre, before and after');
+  }, 180_000);
+
+  it('with both monitors at the same instance, every rule evaluates and a fault seen from both pages once', async () => {
+    const deployment = await startDeployment('shared-instance', SHARED_INSTANCE);
+    const { stack } = deployment;
+    // One instance, two monitors: only their `location` tells them apart.
+    const instances = await stack.query('count by (instance) (up{job="isa-monitor"})');
+    expect(instances.map((r) => [r.metric['instance'], r.value[1]])).toEqual([
+      [SHARED_INSTANCE, String(LOCATIONS.length)],
+    ]);
+    await expectRulesHealthy(deployment);
+    const { lines } = await expectOnePageFromBoth(deployment, scaledMs(SEND_DEADLINE_MS));
+    report.push(`  both monitors as instance ${SHARED_INSTANCE}:`, ...lines);
+    expect(await unhealthyRules(stack.prometheusUrl)).toEqual([]);
+    report.push(
+      `  ... ${await ruleCount(stack.prometheusUrl)} rules evaluated without error at the centre, before and after`,
+    );
   }, 180_000);
 });

@@ -495,19 +495,28 @@ export async function startPrometheusAgent(options: {
   };
 }
 
+interface RuleGroup {
+  name: string;
+  rules: Array<{ name: string; health: string; lastError?: string }>;
+}
+
+async function ruleGroups(prometheusUrl: string): Promise<RuleGroup[]> {
+  const body = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()) as {
+    data: { groups: RuleGroup[] };
+  };
+  return body.data.groups;
+}
+
 /** The rules whose last evaluation failed: `group/name: lastError` for each. */
 export async function unhealthyRules(prometheusUrl: string): Promise<string[]> {
-  const body = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()) as {
-    data: {
-      groups: Array<{
-        name: string;
-        rules: Array<{ name: string; health: string; lastError?: string }>;
-      }>;
-    };
-  };
-  return body.data.groups.flatMap((g) =>
+  return (await ruleGroups(prometheusUrl)).flatMap((g) =>
     g.rules
       .filter((r) => r.health !== 'ok' || (r.lastError ?? '') !== '')
       .map((r) => `${g.name}/${r.name}: ${r.health} ${r.lastError ?? ''}`),
   );
+}
+
+/** How many rules Prometheus has loaded, in every group. */
+export async function ruleCount(prometheusUrl: string): Promise<number> {
+  return (await ruleGroups(prometheusUrl)).reduce((n, g) => n + g.rules.length, 0);
 }

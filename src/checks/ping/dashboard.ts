@@ -49,9 +49,13 @@ const CLASS_COLORS = [COLORS.good, COLORS.elevated, COLORS.warning, COLORS.bad] 
 /** The ping's row: its latency, in detail. */
 export const dashboardRows: CheckRows = () => [latencyRow()];
 
-/** `last ping slower than the threshold of <level>`, 0 or 1, matched per environment and instance. */
+/**
+ * `last ping slower than the threshold of <level>`, 0 or 1, matched per monitor: environment,
+ * instance and location, since locations may share an instance (docs/alerts.md, "Joins: one
+ * monitor's series").
+ */
 function slowerThan(level: 'expected' | 'warning' | 'critical'): string {
-  return `(${select(metrics.pingLastDuration)} > bool on (environment, instance) ${select(metrics.latencyThreshold, { level })})`;
+  return `(${select(metrics.pingLastDuration)} > bool on (environment, instance, location) ${select(metrics.latencyThreshold, { level })})`;
 }
 
 function latencyRow(): CheckRow {
