@@ -40,6 +40,7 @@ export const ANALYTICS_RESULTS = [
   'forbidden',
   'rate_limited',
   'error',
+  'proxy_error',
 ] as const;
 export type AnalyticsResult = (typeof ANALYTICS_RESULTS)[number];
 
@@ -497,16 +498,22 @@ function settleAwaited(ctx: Ctx, memory: AnalyticsMemory, facts: AnalyticsFacts)
 
 function failUnlessOk(response: ApiResponse, otherwise: AnalyticsResult): void {
   if (response.statusCode === 200) return;
-  const result =
-    response.statusCode === 401
+  const proxyFailed =
+    response.transportError?.reason === 'proxy_error' || response.statusCode === 407;
+  const result = proxyFailed
+    ? 'proxy_error'
+    : response.statusCode === 401
       ? 'unauthorized'
       : response.statusCode === 403
         ? 'forbidden'
         : response.statusCode === 429
           ? 'rate_limited'
           : otherwise;
-  const detail = response.transportError
-    ? response.transportError.reason
+  const error = response.transportError;
+  const detail = error
+    ? error.reason === 'proxy_error'
+      ? `proxy_error ${error.code}`
+      : error.reason
     : `HTTP ${response.statusCode ?? 'none'}`;
   throw new AnalyticsFailure(result, `${response.operation}: ${detail}`);
 }

@@ -385,7 +385,7 @@ export const pingCheck = defineCheck({
     const result = pingResult(ctx, response, step);
     return {
       outcome: result === 'ok' ? 'pass' : 'fail',
-      reason: result === 'ok' ? null : result,
+      reason: runReason(result, response),
       facts: {
         result,
         durationMs: response.durationMs,
@@ -467,9 +467,18 @@ function pingResult(ctx: CheckContext, response: ApiResponse, step: StepRecord):
   return 'invalid_body';
 }
 
+/** The run's reason: its result, and for the proxy's failures which one (a bounded code). */
+function runReason(result: PingResult, response: ApiResponse): string | null {
+  if (result === 'ok') return null;
+  const code = response.transportError?.code;
+  if (result === 'proxy_error') return `proxy_error: ${code ?? `HTTP ${response.statusCode}`}`;
+  return result;
+}
+
 function pingLatencyClass(ctx: CheckContext, response: ApiResponse): LatencyClass | null {
   if (response.transportError) {
-    return response.transportError.reason === 'network_error' ? null : 'critical';
+    const reason = response.transportError.reason;
+    return reason === 'network_error' || reason === 'proxy_error' ? null : 'critical';
   }
   return classifyLatency(response.durationMs, ctx.environment.thresholds);
 }
