@@ -81,6 +81,7 @@ export class ClientIdentity {
   constructor(
     readonly files: ClientCertificateFiles,
     initial: ClientKeyPair,
+    private readonly checkIntervalMs: number = IDENTITY_CHECK_INTERVAL_MS,
   ) {
     this.#pair = initial;
   }
@@ -98,7 +99,7 @@ export class ClientIdentity {
   /** Looks at the files (at most once per `IDENTITY_CHECK_INTERVAL_MS`); never throws. */
   refresh(now: number = performance.now()): Promise<void> {
     if (this.#refreshing !== null) return this.#refreshing;
-    if (now - this.#checkedAt < IDENTITY_CHECK_INTERVAL_MS) return Promise.resolve();
+    if (now - this.#checkedAt < this.checkIntervalMs) return Promise.resolve();
     this.#checkedAt = now;
     this.#refreshing = this.#reload()
       .catch(() => undefined)

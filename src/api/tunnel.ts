@@ -5,7 +5,8 @@
  * connector (`createTunnelConnector`) and by the tls check, which then sees the partner's chain.
  *
  * A proxy that refuses ends the tunnel with an error whose `code` names the proxy, never the
- * partner (`PROXY_ERROR_CODES`): 407 is `PROXY_AUTH_REQUIRED`, any other answer than 2xx
+ * partner (`PROXY_ERROR_CODES`): 407 (or 401, which tinyproxy sends for credentials it does not
+ * accept) is `PROXY_AUTH_REQUIRED`, any other answer than 2xx
  * `PROXY_REFUSED`, no TCP connection to the proxy `PROXY_UNREACHABLE`, no answer in time
  * `PROXY_TIMEOUT`.
  */
@@ -100,8 +101,11 @@ export function openTunnel(options: TunnelOptions): Promise<Tunnel> {
       socket.write(connectRequest(options));
       readAnswerHead(socket, (status, rest) => {
         if (status === null) return finish(new ProxyError('PROXY_REFUSED', 'not an HTTP answer'));
-        if (status === 407) {
-          return finish(new ProxyError('PROXY_AUTH_REQUIRED', 'the proxy answered CONNECT 407'));
+        // 407, or 401 as tinyproxy answers credentials it does not accept.
+        if (status === 407 || status === 401) {
+          return finish(
+            new ProxyError('PROXY_AUTH_REQUIRED', `the proxy answered CONNECT ${status}`),
+          );
         }
         if (status < 200 || status > 299) {
           return finish(new ProxyError('PROXY_REFUSED', `the proxy answered CONNECT ${status}`));
