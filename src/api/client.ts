@@ -108,7 +108,7 @@ export interface ApiClientOptions {
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /**
- * API keys shorter than this are not redacted from parsed JSON bodies: replacing a short string
+ * API keys (and proxy passwords) shorter than this are not redacted from parsed JSON bodies: replacing a short string
  * everywhere would corrupt ordinary text. Error messages, snippets and headers are always
  * redacted, whatever the key's length.
  */
@@ -208,8 +208,11 @@ export class ApiClient implements ApiTransport {
     this.#identity = options.identity;
     this.#baseHeaders = baseHeadersOf(key, options.userAgent, this.#route, base.origin);
     this.#redact = secretsRedactor([key, options.proxy?.password, this.#route?.authorization]);
-    this.#redactBody =
-      key !== null && key.length >= MIN_BODY_REDACTION_LENGTH ? redactor(key) : (text) => text;
+    this.#redactBody = secretsRedactor(
+      [key, options.proxy?.password, this.#route?.authorization].filter(
+        (secret) => (secret?.length ?? 0) >= MIN_BODY_REDACTION_LENGTH,
+      ),
+    );
     this.#onResponse = options.onResponse ?? (() => {});
     this.#egress = egressOptionsOf(options, base.origin, this.#route);
     this.#ownsDispatcher = options.dispatcher === undefined;

@@ -1,6 +1,12 @@
 import type { DestinationStream, Logger } from 'pino';
 import { CHECK_LIST } from '../checks/index.js';
-import { formatProblems, isDemoMode, loadConfig, type MonitorConfig } from '../config/index.js';
+import {
+  environmentSecrets,
+  formatProblems,
+  isDemoMode,
+  loadConfig,
+  type MonitorConfig,
+} from '../config/index.js';
 import { startDaemon } from '../daemon.js';
 import {
   addSecrets,
@@ -63,7 +69,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     config = listen ? { ...loaded.config, listen } : loaded.config;
     logger = createLogger({
       level: values['log-level'] ?? config.logLevel,
-      secrets: config.environments.flatMap((e) => (e.apiKey === null ? [] : [e.apiKey])),
+      secrets: config.environments.flatMap(environmentSecrets),
     });
     logger.info(
       { version: VERSION, environments: config.environments.map((e) => e.name), configFile },
@@ -122,10 +128,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
       return;
     }
     // The new keys are scrubbed before anything of the new configuration is logged.
-    addSecrets(
-      logger,
-      loaded.config.environments.flatMap((env) => (env.apiKey === null ? [] : [env.apiKey])),
-    );
+    addSecrets(logger, loaded.config.environments.flatMap(environmentSecrets));
     for (const warning of loaded.warnings) {
       logger.warn({ key: warning.path }, `configuration: ${warning.path}: ${warning.message}`);
     }

@@ -72,6 +72,23 @@ export interface EnvironmentSettings {
   maintenance?: readonly MaintenanceWindow[];
 }
 
+/**
+ * The secrets an environment's configuration holds, for the logger to scrub from every line: the
+ * API key, the proxy password and the client certificate's key.
+ */
+export function environmentSecrets(environment: EnvironmentSettings): string[] {
+  // The key's lines one by one too: a log line holds it JSON-escaped, its line breaks as `\n`.
+  const keyLines = (environment.clientCertificate?.key ?? '')
+    .split(/\r?\n/)
+    .filter((line) => line.length >= 16 && !line.startsWith('-----'));
+  return [
+    environment.apiKey,
+    environment.proxy?.password,
+    environment.clientCertificate?.key.trim(),
+    ...keyLines,
+  ].filter((secret): secret is string => typeof secret === 'string' && secret !== '');
+}
+
 /** The control probe (`control`): a plain GET of a neutral URL, per monitor. */
 export interface ControlConfig {
   url: string;
