@@ -682,11 +682,13 @@ function egressOptionsOf(
   route: ProxyRoute | null,
 ): EgressOptions {
   const extraCa = options.ca ?? [];
-  const ownPoolsOnly = extraCa.length > 0 || options.proxy !== undefined || options.identity;
-  if (ownPoolsOnly && options.dispatcher !== undefined) {
-    throw new Error(
-      'ca, proxy and identity cannot be combined with an injected dispatcher: give it connect options',
-    );
+  if (options.dispatcher !== undefined) {
+    if (extraCa.length > 0) {
+      throw new Error('ca cannot be combined with an injected dispatcher: give it connect.ca');
+    }
+    if (options.proxy !== undefined || options.identity !== undefined) {
+      throw new Error('proxy and identity cannot be combined with an injected dispatcher');
+    }
   }
   return {
     origin,

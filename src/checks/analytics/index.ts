@@ -19,6 +19,7 @@
  * `max_pages + max_lookups` of them and runs never overlap, so the configuration rule below keeps
  * every 60-second window within the limit; a 429 ends the run at once.
  */
+import { initialResults } from '../shared/request.js';
 import { z } from 'zod';
 import type { ApiResponse } from '../../api/client.js';
 import { analyticsDetailResponseSchema, analyticsListResponseSchema } from '../../api/schemas.js';
@@ -195,7 +196,7 @@ const metrics = {
     help: 'Finished analytics runs by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: ANALYTICS_RESULTS },
+    knownValues: { result: initialResults(ANALYTICS_RESULTS) },
   },
   syncPages: {
     name: 'isa_analytics_sync_pages_total',

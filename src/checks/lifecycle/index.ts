@@ -9,6 +9,7 @@
  * - a session this monitor creates is always closed: the token is written to the session ledger
  *   before anything else happens with it, and closing is registered as always-run cleanup.
  */
+import { initialResults } from '../shared/request.js';
 import { z } from 'zod';
 import type { ApiResponse } from '../../api/client.js';
 import {
@@ -258,7 +259,7 @@ const metrics = {
     help: 'Finished synthetic session lifecycle runs by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: LIFECYCLE_RESULTS },
+    knownValues: { result: initialResults(LIFECYCLE_RESULTS) },
   },
   lifecycleStepDuration: {
     name: 'isa_lifecycle_step_duration_seconds',

@@ -34,7 +34,7 @@ import {
   classifyLatency,
   type LatencyClass,
 } from '../../kernel/latency.js';
-import { REQUEST_FAILURES, requestFailure } from '../shared/request.js';
+import { REQUEST_FAILURES, requestFailure, initialResults } from '../shared/request.js';
 import { ping } from './request.js';
 
 /** Result of one ping attempt. */
@@ -120,7 +120,7 @@ const metrics = {
     help: 'Ping attempts by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: PING_RESULTS },
+    knownValues: { result: initialResults(PING_RESULTS) },
   },
   pingDuration: {
     name: 'isa_ping_duration_seconds',
@@ -183,7 +183,7 @@ const metrics = {
     help: 'Confirmation ping attempts (pings a slow or failed scheduled ping started) by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: PING_RESULTS },
+    knownValues: { result: initialResults(PING_RESULTS) },
     // From 0 only the results the rules read: `ok` and those that say "down". A confirmation
     // ping answered 401, 429, another status or a bad body appears under that result when first
     // seen (scheduled pings count those from 0, in isa_ping_attempts_total): four more zero

@@ -46,3 +46,13 @@ export function requestFailure(response: ApiResponse): RequestFailure | null {
   if (status === 429) return 'rate_limited';
   return status >= 500 ? 'server_error' : 'unexpected_status';
 }
+
+/**
+ * The results a check's run counter starts at 0: all but `proxy_error`, which appears when first
+ * seen. A proxy failure is the monitor's own egress, which no rule counts with `increase()`, and a
+ * series per check and environment for it would exceed the series budget of an environment that
+ * runs only the ping (test/metrics/samples.test.ts).
+ */
+export function initialResults<T extends string>(results: readonly T[]): T[] {
+  return results.filter((result) => result !== 'proxy_error');
+}

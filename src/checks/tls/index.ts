@@ -10,6 +10,7 @@
  * ahead and page for production when the certificate has expired, is not trusted, does not match
  * the host name, or has under three days left (docs/alerts.md, "The alerts").
  */
+import { initialResults } from '../shared/request.js';
 import { z } from 'zod';
 import { checkSection } from '../../config/section.js';
 import { certificateNotAfter, readClientKeyPair } from '../../api/client-identity.js';
@@ -33,7 +34,7 @@ const metrics = {
     help: 'Certificate checks of the base URL by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: TLS_RESULTS },
+    knownValues: { result: initialResults(TLS_RESULTS) },
   },
   tlsExpiry: {
     name: 'isa_tls_expiry_timestamp_seconds',
