@@ -35,6 +35,21 @@ if ! [ -x /usr/bin/chromium ]; then
 fi
 /usr/bin/chromium --version 2>/dev/null | head -1
 
+step "tools: tinyproxy (the egress proxy the proxy tests go through)"
+# Debian's package; its service is not started: the tests run it in the foreground (tinyproxy -d).
+if ! command -v tinyproxy >/dev/null && ! [ -x /usr/bin/tinyproxy ]; then
+  if [ "$(id -u)" = 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends tinyproxy >/dev/null
+  else
+    echo "tinyproxy is missing. Install it as root, then run again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends tinyproxy" >&2
+    exit 1
+  fi
+fi
+/usr/bin/tinyproxy -v 2>&1 | head -1 || true
+
 step "build"
 npm run --silent build
 

@@ -7,7 +7,8 @@ import type { Dispatcher } from 'undici';
 import { ApiClient } from './api/client.js';
 import type { AnyCheck, CheckLogger, CheckResult, SessionTracker } from './kernel/check.js';
 import type { EnvironmentConfig } from './config/index.js';
-import { runDeadlineMs, sectionOf } from './config/section.js';
+import { proxySettingsOf, runDeadlineMs, sectionOf } from './config/section.js';
+import { ClientIdentity } from './api/client-identity.js';
 import type { CheckConfigBase } from './config/section.js';
 import { BackoffGate } from './limits/backoff-gate.js';
 import { RequestBudget } from './limits/request-budget.js';
@@ -37,6 +38,16 @@ export interface EnvironmentRuntimeOptions {
   predecessor?: EnvironmentRuntime;
 }
 
+/** The client certificate as loaded, kept current from its files (`api/client-identity.ts`). */
+function clientIdentityOf(
+  loaded: NonNullable<EnvironmentConfig['clientCertificate']>,
+): ClientIdentity {
+  return new ClientIdentity(
+    { certFile: loaded.certFile, keyFile: loaded.keyFile },
+    { cert: loaded.cert, key: loaded.key },
+  );
+}
+
 export class EnvironmentRuntime {
   readonly client: ApiClient;
   readonly budget: RequestBudget;
@@ -62,6 +73,9 @@ export class EnvironmentRuntime {
       ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
       // ca_file: every request to the environment trusts it, the reaper's closes included.
       ...(config.extraTrust ? { ca: config.extraTrust.certificates } : {}),
+      // The egress proxy and the client certificate: every request, the reaper's closes included.
+      ...(config.proxy ? { proxy: proxySettingsOf(config.proxy) } : {}),
+      ...(config.clientCertificate ? { identity: clientIdentityOf(config.clientCertificate) } : {}),
       // Every 429 and every 503 with Retry-After closes the gate, whichever path received it.
       onResponse: (response) => this.gate.observe(response.statusCode, response.retryAfterMs),
     });

@@ -30,6 +30,13 @@ const REDACT_PATHS = [
   'headers.authorization',
   '*.headers.authorization',
   'config.environments[*].apiKey',
+  'config.environments[*].proxy.password',
+  'config.environments[*].clientCertificate.key',
+  'proxy.password',
+  '*.proxy.password',
+  'proxy-authorization',
+  '*.proxy-authorization',
+  'headers.proxy-authorization',
 ];
 
 /** Each logger's secrets: a reload adds the keys it reads (`addSecrets`). */

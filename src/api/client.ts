@@ -33,14 +33,15 @@ import {
   tooLargeBody,
   type DecodedBody,
 } from './response.js';
+import type { ClientIdentity } from './client-identity.js';
+import { createEgressPool, forwardsThroughProxy, type EgressOptions } from './egress.js';
+import { proxyRouteFor, type ProxyRoute, type ProxySettings } from './proxy.js';
 import {
   connectionOpenedAt,
   connectionPhases,
   connectionTimingOf,
-  createMeasuringPool,
   parseServerTiming,
   readAt,
-  type MeasuringAgentOptions,
   type PhaseTimings,
 } from './timing.js';
 import {
@@ -86,6 +87,14 @@ export interface ApiClientOptions {
    * client's own pools, so it cannot be combined with `dispatcher` (build that with `connect.ca`).
    */
   ca?: readonly string[];
+  /**
+   * The environment's egress proxy (docs/configuration.md, "Egress proxy"); its password is a
+   * secret like the key. Applies to the client's own pools, so it cannot be combined with
+   * `dispatcher`.
+   */
+  proxy?: ProxySettings;
+  /** The environment's client certificate, presented on every new TLS connection. */
+  identity?: ClientIdentity;
   /** Largest response body read; beyond it the call ends with `bodyError: 'too_large'`. */
   maxBodyBytes?: number;
   /**
@@ -99,7 +108,7 @@ export interface ApiClientOptions {
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /**
- * API keys shorter than this are not redacted from parsed JSON bodies: replacing a short string
+ * API keys (and proxy passwords) shorter than this are not redacted from parsed JSON bodies: replacing a short string
  * everywhere would corrupt ordinary text. Error messages, snippets and headers are always
  * redacted, whatever the key's length.
  */
@@ -155,8 +164,11 @@ export class ApiClient implements ApiTransport {
    * Created on first use.
    */
   #freshDispatcher: Dispatcher | null = null;
-  /** Options of the client's own pools: the trusted CAs when `ca` was given. */
-  readonly #poolOptions: MeasuringAgentOptions;
+  /** Options of the client's own pools: trust, proxy route and client certificate. */
+  readonly #egress: EgressOptions;
+  /** The proxy route of this environment's requests, or null when they go direct. */
+  readonly #route: ProxyRoute | null;
+  readonly #identity: ClientIdentity | undefined;
   readonly #origin: string;
   readonly #pathPrefix: string;
   readonly #baseHeaders: Record<string, string>;
@@ -192,22 +204,19 @@ export class ApiClient implements ApiTransport {
     }
     this.#maxBodyBytes = maxBodyBytes;
     const key = options.apiKey;
-    this.#baseHeaders = {
-      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
-      accept: 'application/json',
-      'user-agent': options.userAgent,
-    };
-    this.#redact = key === null ? (text) => text : redactor(key);
-    this.#redactBody =
-      key !== null && key.length >= MIN_BODY_REDACTION_LENGTH ? this.#redact : (text) => text;
+    this.#route = proxyRouteFor(options.proxy, base.origin);
+    this.#identity = options.identity;
+    this.#baseHeaders = baseHeadersOf(key, options.userAgent, this.#route, base.origin);
+    this.#redact = secretsRedactor([key, options.proxy?.password, this.#route?.authorization]);
+    this.#redactBody = secretsRedactor(
+      [key, options.proxy?.password, this.#route?.authorization].filter(
+        (secret) => (secret?.length ?? 0) >= MIN_BODY_REDACTION_LENGTH,
+      ),
+    );
     this.#onResponse = options.onResponse ?? (() => {});
-    const extraCa = options.ca ?? [];
-    if (extraCa.length > 0 && options.dispatcher !== undefined) {
-      throw new Error('ca cannot be combined with an injected dispatcher: give it connect.ca');
-    }
-    this.#poolOptions = extraCa.length > 0 ? { connect: { ca: withSystemRoots(extraCa) } } : {};
+    this.#egress = egressOptionsOf(options, base.origin, this.#route);
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? createMeasuringPool(base.origin, this.#poolOptions);
+    this.#dispatcher = options.dispatcher ?? createEgressPool(this.#egress);
   }
 
   /**
@@ -225,7 +234,7 @@ export class ApiClient implements ApiTransport {
     const payload =
       call.body === undefined ? null : (JSON.stringify(call.body) as string | undefined);
     if (payload === undefined) throw new TypeError('body is not JSON-serializable');
-    const path = this.#pathPrefix + (call.path.startsWith('/') ? call.path : `/${call.path}`);
+    const path = this.#targetOf(call.path);
     const headers: Record<string, string> = { ...this.#baseHeaders };
     if (payload !== null) headers['content-type'] = 'application/json';
     if (call.correlationId !== undefined) {
@@ -233,6 +242,8 @@ export class ApiClient implements ApiTransport {
       headers['x-request-id'] = call.correlationId;
     }
 
+    // A rotated client certificate is looked for before the clock starts: not the API's time.
+    if (this.#identity !== undefined) await this.#identity.refresh();
     // Re-taken when undici gets the request (below); until then, for a call that never starts.
     let startedAt = performance.now();
     if (call.signal?.aborted) {
@@ -276,9 +287,7 @@ export class ApiClient implements ApiTransport {
         giveUp(new CallCancelledError(CALLER_ABORT_CODE, 'request aborted by the caller'));
       };
       const timer = setTimeout(() => {
-        giveUp(
-          new CallCancelledError(DEADLINE_CODE, `no complete response within ${call.timeoutMs} ms`),
-        );
+        giveUp(this.#deadlineError(call.timeoutMs, exchange));
       }, call.timeoutMs);
 
       const exchange = new Exchange(call.method, path, this.#maxBodyBytes, {
@@ -332,7 +341,9 @@ export class ApiClient implements ApiTransport {
         startedAt = performance.now();
         dispatcher.dispatch(
           {
-            origin: this.#origin,
+            origin: forwardsThroughProxy(this.#origin, this.#route)
+              ? (this.#route?.origin ?? this.#origin)
+              : this.#origin,
             path,
             method: call.method,
             headers,
@@ -369,8 +380,32 @@ export class ApiClient implements ApiTransport {
   /** The dispatcher of a call: an injected one always; else the fresh-connection pool or the agent. */
   #dispatcherFor(call: ApiCall): Dispatcher {
     if (call.freshConnection !== true || !this.#ownsDispatcher) return this.#dispatcher;
-    this.#freshDispatcher ??= createMeasuringPool(this.#origin, this.#poolOptions);
+    this.#freshDispatcher ??= createEgressPool(this.#egress);
     return this.#freshDispatcher;
+  }
+
+  /**
+   * The request target of a call: its path below the base URL's prefix, or, written to a proxy
+   * for an `http` partner, the absolute URL (docs/configuration.md, "Egress proxy").
+   */
+  #targetOf(callPath: string): string {
+    const path = this.#pathPrefix + (callPath.startsWith('/') ? callPath : `/${callPath}`);
+    return forwardsThroughProxy(this.#origin, this.#route) ? `${this.#origin}${path}` : path;
+  }
+
+  /**
+   * The error of a call that reached its deadline: the proxy's timeout when the call is still
+   * waiting for a connection the proxy has not answered (its TCP handshake or its CONNECT), so
+   * the failure names the proxy and not the partner; else the call's own deadline.
+   */
+  #deadlineError(timeoutMs: number, exchange: Exchange): CallCancelledError {
+    if (exchange.requestWrittenAt === undefined && this.#egress.awaiting.tunnels > 0) {
+      return new CallCancelledError(
+        'PROXY_TIMEOUT',
+        `no answer from the proxy within ${timeoutMs} ms`,
+      );
+    }
+    return new CallCancelledError(DEADLINE_CODE, `no complete response within ${timeoutMs} ms`);
   }
 
   // The sendHeaders channel is process-wide, so this client listens only while it has calls in
@@ -617,6 +652,61 @@ class Exchange implements Dispatcher.DispatchHandler {
  */
 export function withSystemRoots(extra: readonly string[]): string[] {
   return [...rootCertificates, ...extra];
+}
+
+/**
+ * The headers of every request: the key, `Accept`, `User-Agent`, and for requests written to a
+ * proxy in absolute form its credentials (a CONNECT tunnel carries them itself, `tunnel.ts`).
+ */
+function baseHeadersOf(
+  key: string | null,
+  userAgent: string,
+  route: ProxyRoute | null,
+  origin: string,
+): Record<string, string> {
+  const forward = forwardsThroughProxy(origin, route) && route !== null;
+  return {
+    ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+    accept: 'application/json',
+    'user-agent': userAgent,
+    ...(forward && route.authorization !== null
+      ? { 'proxy-authorization': route.authorization }
+      : {}),
+  };
+}
+
+/** The options of the client's own pools; a proxy or trust needs them (no injected dispatcher). */
+function egressOptionsOf(
+  options: ApiClientOptions,
+  origin: string,
+  route: ProxyRoute | null,
+): EgressOptions {
+  const extraCa = options.ca ?? [];
+  if (options.dispatcher !== undefined) {
+    if (extraCa.length > 0) {
+      throw new Error('ca cannot be combined with an injected dispatcher: give it connect.ca');
+    }
+    if (options.proxy !== undefined || options.identity !== undefined) {
+      throw new Error('proxy and identity cannot be combined with an injected dispatcher');
+    }
+  }
+  return {
+    origin,
+    route,
+    ...(extraCa.length > 0 ? { ca: withSystemRoots(extraCa) } : {}),
+    ...(options.identity ? { identity: options.identity } : {}),
+    awaiting: { tunnels: 0 },
+  };
+}
+
+/** Removes each of the secrets (those present) from a text. */
+function secretsRedactor(
+  secrets: ReadonlyArray<string | null | undefined>,
+): (text: string) => string {
+  const redactors = secrets
+    .filter((secret): secret is string => typeof secret === 'string' && secret !== '')
+    .map((secret) => redactor(secret));
+  return (text) => redactors.reduce((redacted, redact) => redact(redacted), text);
 }
 
 /** A response's `Retry-After` in ms; see `ApiResponse.retryAfterMs`. */

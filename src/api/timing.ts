@@ -67,6 +67,8 @@ export interface ConnectionTiming {
   attemptedAt?: number;
   /** The TCP handshake completed. */
   connectedAt?: number;
+  /** Through a proxy's CONNECT tunnel: the proxy answered `200` (`tunnel.ts`). */
+  tunnelAt?: number;
   /** The TLS handshake completed; absent for `http:`. */
   secureAt?: number;
   /**
@@ -88,8 +90,19 @@ export function connectionTimingOf(socket: object): ConnectionTiming | undefined
   return connectionTimings.get(socket);
 }
 
+/**
+ * Stamps a socket opened outside `createMeasuringConnector` (a proxy tunnel's TLS socket,
+ * `tunnel.ts`) with its establishment timings, and keeps its latest read as that connector does.
+ */
+export function recordConnectionTiming(socket: Socket, timing: ConnectionTiming): void {
+  connectionTimings.set(socket, timing);
+  socket.prependListener('readable', () => {
+    timing.lastReadAt = performance.now();
+  });
+}
+
 /** undici's connect timeout when none is given: the same here. */
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * Builds an undici connector (for the `connect` option of `Agent`, `Pool` or `Client`) that opens

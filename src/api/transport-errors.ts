@@ -1,4 +1,5 @@
 import type { TransportError, TransportReason } from '../kernel/api.js';
+import { PROXY_ERROR_CODES } from './tunnel.js';
 
 export type { TransportError, TransportReason } from '../kernel/api.js';
 /**
@@ -23,15 +24,18 @@ const TIMEOUT_CODES = new Set([
   'ESOCKETTIMEDOUT',
   DEADLINE_CODE,
 ]);
+/** The egress proxy's failures (`tunnel.ts`): they name the proxy, not the partner. */
+const PROXY_CODES: ReadonlySet<string> = new Set(PROXY_ERROR_CODES);
 const ABORT_CODES = new Set(['UND_ERR_ABORTED', 'ABORT_ERR', CALLER_ABORT_CODE]);
 
 /** The longest message kept; enough for `connect ECONNREFUSED [v6 address]:port`. */
 const MAX_MESSAGE_LENGTH = 200;
 
 /**
- * Classifies an error thrown or reported by undici (or Node's net/tls/dns underneath it). Anything
- * that is neither a timeout nor an abort is a `network_error`: refused, reset, DNS failures, TLS
- * failures, a closed client.
+ * Classifies an error thrown or reported by undici (or Node's net/tls/dns underneath it). The
+ * egress proxy's own failures (a `PROXY_*` code) are `proxy_error`; anything else that is neither
+ * a timeout nor an abort is a `network_error`: refused, reset, DNS failures, TLS failures, a
+ * closed client.
  */
 export function classifyTransportError(
   err: unknown,
@@ -40,7 +44,9 @@ export function classifyTransportError(
   const code = errorCode(err);
   const name = err instanceof Error ? err.name : '';
   let reason: TransportReason = 'network_error';
-  if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') reason = 'timeout';
+  // The proxy's failures first: a proxy that does not answer is not the partner timing out.
+  if (PROXY_CODES.has(code)) reason = 'proxy_error';
+  else if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') reason = 'timeout';
   else if (ABORT_CODES.has(code) || name === 'AbortError') reason = 'aborted';
   const message = err instanceof Error ? err.message : String(err);
   return { reason, code, message: sanitizeText(message, redact, MAX_MESSAGE_LENGTH) };

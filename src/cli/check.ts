@@ -3,6 +3,7 @@ import type { AnyCheck, CheckLogger, CheckResult } from '../kernel/check.js';
 import { CHECK_LIST, CHECK_NAMES, SUMMARY_KEYS, findCheck } from '../checks/index.js';
 import { withFields } from '../kernel/logger.js';
 import {
+  environmentSecrets,
   formatProblems,
   loadConfig,
   type EnvironmentConfig,
@@ -70,7 +71,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
 
   const logger = createLogger({
     level: values.verbose ? 'debug' : 'warn',
-    secrets: environment.apiKey === null ? [] : [environment.apiKey],
+    secrets: environmentSecrets(environment),
     destination: pino.destination(2),
     pretty: false,
   });

@@ -1,6 +1,12 @@
 import type { DestinationStream, Logger } from 'pino';
 import { CHECK_LIST } from '../checks/index.js';
-import { formatProblems, isDemoMode, loadConfig, type MonitorConfig } from '../config/index.js';
+import {
+  environmentSecrets,
+  formatProblems,
+  isDemoMode,
+  loadConfig,
+  type MonitorConfig,
+} from '../config/index.js';
 import { startDaemon } from '../daemon.js';
 import {
   addSecrets,
@@ -72,7 +78,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     config = listen ? { ...loaded.config, listen } : loaded.config;
     logger = createLogger({
       level: values['log-level'] ?? config.logLevel,
-      secrets: config.environments.flatMap((e) => (e.apiKey === null ? [] : [e.apiKey])),
+      secrets: config.environments.flatMap(environmentSecrets),
     });
     logger.info(
       { version: VERSION, environments: config.environments.map((e) => e.name), configFile },
@@ -138,10 +144,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
       return { applied: false, problems: loaded.problems.map((p) => `${p.path}: ${p.message}`) };
     }
     // The new keys are scrubbed before anything of the new configuration is logged.
-    addSecrets(
-      logger,
-      loaded.config.environments.flatMap((env) => (env.apiKey === null ? [] : [env.apiKey])),
-    );
+    addSecrets(logger, loaded.config.environments.flatMap(environmentSecrets));
     for (const warning of loaded.warnings) {
       logger.warn({ key: warning.path }, `configuration: ${warning.path}: ${warning.message}`);
     }

@@ -20,15 +20,10 @@ import {
   problemsFromIssues,
   type ConfigProblem,
 } from './problems.js';
-import {
-  DEFAULTS,
-  buildConfigSchema,
-  type ConfigDocument,
-  type ResolvedSecret,
-  type ResolvedTrust,
-} from './schema.js';
+import { DEFAULTS, buildConfigSchema, type ConfigDocument } from './schema.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedText } from './files.js';
 import { describeFileError, type ApiKeySource } from './secrets.js';
+import type { ResolvedClientCertificate, ResolvedProxy } from './egress.js';
 import type { AnyCheck } from '../kernel/check.js';
 import { budgetWarnings } from './budget-fit.js';
 import { maintenanceWarnings, toMaintenanceWindows } from './maintenance.js';
@@ -64,10 +59,34 @@ export interface EnvironmentSettings {
    * every request to the environment. Absent when not set.
    */
   extraTrust?: { caFile: string; certificates: readonly string[] };
+  /**
+   * The egress proxy (`proxy_url` or `proxy_from_environment`, docs/configuration.md, "Egress
+   * proxy"); its password is a secret like the API key. Absent when requests go direct.
+   */
+  proxy?: ResolvedProxy;
+  /** `client_cert_file` and `client_key_file`, read at load (the key is a secret). */
+  clientCertificate?: ResolvedClientCertificate;
   thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
   requestBudgetPerSecond: number;
   /** `maintenance`: the environment's windows; absent or empty when it has none. */
   maintenance?: readonly MaintenanceWindow[];
+}
+
+/**
+ * The secrets an environment's configuration holds, for the logger to scrub from every line: the
+ * API key, the proxy password and the client certificate's key.
+ */
+export function environmentSecrets(environment: EnvironmentSettings): string[] {
+  // The key's lines one by one too: a log line holds it JSON-escaped, its line breaks as `\n`.
+  const keyLines = (environment.clientCertificate?.key ?? '')
+    .split(/\r?\n/)
+    .filter((line) => line.length >= 16 && !line.startsWith('-----'));
+  return [
+    environment.apiKey,
+    environment.proxy?.password,
+    environment.clientCertificate?.key.trim(),
+    ...keyLines,
+  ].filter((secret): secret is string => typeof secret === 'string' && secret !== '');
 }
 
 /** The control probe (`control`): a plain GET of a neutral URL, per monitor. */
@@ -282,7 +301,8 @@ function validate(
   earlier: ConfigProblem[],
 ): LoadResult {
   const withOverrides = applyOverrides(raw, ctx.env, origins);
-  const { schema, secrets, trust } = buildConfigSchema(ctx);
+  const resolved = buildConfigSchema(ctx);
+  const { schema } = resolved;
   const parsed = schema.safeParse(withOverrides, { error: configErrorMap });
   if (!parsed.success) {
     const problems = problemsFromIssues(parsed.error.issues, schema).map((p) => ({
@@ -292,7 +312,7 @@ function validate(
     return failure([...earlier, ...problems]);
   }
   if (earlier.length > 0) return failure(earlier);
-  const config = toMonitorConfig(parsed.data, { secrets, trust }, ctx, origins);
+  const config = toMonitorConfig(parsed.data, resolved, ctx, origins);
   const deprecated = deprecations(parsed.data, ctx.checks).map((p) => ({
     ...p,
     path: origins.get(p.path) ?? p.path,
@@ -322,9 +342,14 @@ function deprecations(doc: ConfigDocument, checks: readonly AnyCheck[]): ConfigP
   });
 }
 
+type Resolved = Pick<
+  ReturnType<typeof buildConfigSchema>,
+  'secrets' | 'trust' | 'proxies' | 'clientCertificates'
+>;
+
 function toMonitorConfig(
   doc: ConfigDocument,
-  resolved: { secrets: WeakMap<object, ResolvedSecret>; trust: WeakMap<object, ResolvedTrust> },
+  resolved: Resolved,
   ctx: Context,
   origins: Origins,
 ): MonitorConfig {
@@ -347,6 +372,8 @@ function toMonitorConfig(
     environments: doc.environments.map((env) => {
       const secret = resolved.secrets.get(env);
       const trust = resolved.trust.get(env);
+      const proxy = resolved.proxies.get(env);
+      const clientCertificate = resolved.clientCertificates.get(env);
       // The API-key rule stores a key for every environment that passed; a parse that succeeded
       // without one would be a bug here, not a configuration problem.
       if (!secret) throw new Error(`internal: no API key resolved for environment ${env.name}`);
@@ -356,6 +383,8 @@ function toMonitorConfig(
         apiKey: secret.apiKey,
         apiKeySource: secret.source,
         ...(trust ? { extraTrust: { caFile: trust.path, certificates: trust.certificates } } : {}),
+        ...(proxy ? { proxy } : {}),
+        ...(clientCertificate ? { clientCertificate } : {}),
         thresholds: {
           expectedMs: env.thresholds.expected,
           warningMs: env.thresholds.warning,

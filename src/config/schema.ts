@@ -26,6 +26,13 @@ import {
 } from './rules.js';
 import { ENV_VAR_NAME_PATTERN, resolveApiKey, type ApiKeySource } from './secrets.js';
 import { readCertificateAuthorities } from './trust.js';
+import {
+  egressShape,
+  resolveClientCertificate,
+  resolveProxy,
+  type ResolvedClientCertificate,
+  type ResolvedProxy,
+} from './egress.js';
 
 export const ENVIRONMENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -54,6 +61,8 @@ export interface SchemaContext {
   /** Relative `api_key_file` and `ca_file` paths resolve against this (the config file's directory). */
   baseDir: string;
   readFile: (path: string) => string;
+  /** Wall clock (ms since the epoch) for the client certificate's expiry; `Date.now`. */
+  now?: () => number;
 }
 
 /** The certificate authorities of an environment's `ca_file`, read while it loads. */
@@ -159,6 +168,9 @@ const thresholdsSchema = z
 export function buildConfigSchema(ctx: SchemaContext) {
   const secrets = new WeakMap<object, ResolvedSecret>();
   const trust = new WeakMap<object, ResolvedTrust>();
+  const proxies = new WeakMap<object, ResolvedProxy>();
+  const clientCertificates = new WeakMap<object, ResolvedClientCertificate>();
+  const files = { ...ctx, now: ctx.now ?? Date.now };
   // One section per check, under its name, defaulting to an empty mapping.
   const checkSectionsShape = Object.fromEntries(
     ctx.checks.map((check) => [check.name, check.config.schema.prefault({})]),
@@ -180,6 +192,7 @@ export function buildConfigSchema(ctx: SchemaContext) {
         .optional(),
       api_key_file: z.string().min(1).optional(),
       ca_file: z.string().min(1).optional(),
+      ...egressShape,
       thresholds: thresholdsSchema.prefault({}),
       request_budget_per_second: z
         .number()
@@ -199,6 +212,10 @@ export function buildConfigSchema(ctx: SchemaContext) {
       if (secret) secrets.set(value, secret);
       const authorities = resolveTrust(v, issues, ctx);
       if (authorities) trust.set(value, authorities);
+      const proxy = resolveProxy(v, issues, files);
+      if (proxy) proxies.set(value, proxy);
+      const certificate = resolveClientCertificate(v, issues, files);
+      if (certificate) clientCertificates.set(value, certificate);
     }, WHEN_MAPPING);
 
   const schema = z.strictObject({
@@ -251,7 +268,7 @@ export function buildConfigSchema(ctx: SchemaContext) {
       ),
   });
 
-  return { schema, secrets, trust };
+  return { schema, secrets, trust, proxies, clientCertificates };
 }
 
 export type ConfigDocument = z.output<ReturnType<typeof buildConfigSchema>['schema']>;

@@ -17,6 +17,7 @@ import {
   type Loose,
 } from './rules.js';
 import type { CheckEnvironment } from '../kernel/check.js';
+import type { ProxySettings } from '../kernel/api.js';
 import type {
   BudgetMisfit,
   BudgetShare,
@@ -169,5 +170,20 @@ export function checkEnvironmentOf(environment: EnvironmentConfig): CheckEnviron
     baseUrl: environment.baseUrl,
     extraTrust: environment.extraTrust?.certificates ?? [],
     thresholds: environment.thresholds,
+    ...(environment.proxy ? { proxy: proxySettingsOf(environment.proxy) } : {}),
+    ...(environment.clientCertificate
+      ? {
+          clientCertificate: {
+            certFile: environment.clientCertificate.certFile,
+            keyFile: environment.clientCertificate.keyFile,
+          },
+        }
+      : {}),
   };
+}
+
+/** The proxy as the client and the checks take it: without where it was configured. */
+export function proxySettingsOf(proxy: ProxySettings & { source?: string }): ProxySettings {
+  const { source: _source, ...settings } = proxy;
+  return settings;
 }

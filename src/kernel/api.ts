@@ -14,8 +14,28 @@ export interface PhaseTimings {
   transfer?: number;
 }
 
-/** Why no usable response arrived. */
-export type TransportReason = 'timeout' | 'network_error' | 'aborted';
+/**
+ * The egress proxy of one environment, as the configuration resolved it (docs/configuration.md,
+ * "Egress proxy"); `api/proxy.ts` routes through it.
+ */
+export interface ProxySettings {
+  /** `http://host:port` of the proxy, without credentials. */
+  url: string;
+  /** Basic credentials for the proxy; the password is a secret like the API key. */
+  username?: string;
+  password?: string;
+  /** `no_proxy` entries: host names, `.domain` suffixes, IP addresses, CIDR blocks, or `*`. */
+  noProxy: readonly string[];
+  /** `proxy_connect_header`: sent with every CONNECT (not with absolute-form requests). */
+  connectHeaders: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * Why no usable response arrived. `proxy_error`: the environment's egress proxy refused, was
+ * unreachable or did not answer (docs/configuration.md, "Egress proxy"); the partner was not
+ * reached.
+ */
+export type TransportReason = 'timeout' | 'network_error' | 'aborted' | 'proxy_error';
 
 export interface TransportError {
   reason: TransportReason;

@@ -11,7 +11,7 @@
  * Checks import no prom-client, express, pino or node-cron: their context and the sink are all
  * they see.
  */
-import type { ApiResponse, ApiTransport, RequestOptions } from './api.js';
+import type { ApiResponse, ApiTransport, ProxySettings, RequestOptions } from './api.js';
 import type { MetricDefinition } from './metric-definition.js';
 import type { CheckConfigBase, CheckSection } from './section.js';
 import type { ContractCheck, ContractResult, Operation, Outcome } from './vocabulary.js';
@@ -111,6 +111,13 @@ export interface CheckEnvironment {
   extraTrust: readonly string[];
   /** The latency guidance of the API (expected, warning, critical), in ms. */
   thresholds: { expectedMs: number; warningMs: number; criticalMs: number };
+  /**
+   * The egress proxy every connection of the environment goes through (absent: direct). A check
+   * that opens its own connection (the certificate check) uses it; its password is a secret.
+   */
+  proxy?: ProxySettings;
+  /** The client certificate's files (`client_cert_file`, `client_key_file`), if any. */
+  clientCertificate?: { certFile: string; keyFile: string };
 }
 
 /** The context a check runs in. Everything it touches comes through here. */

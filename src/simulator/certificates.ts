@@ -21,6 +21,7 @@ import {
   SubjectAlternativeNameExtension,
   SubjectKeyIdentifierExtension,
   X509CertificateGenerator,
+  type X509Certificate,
   type JsonGeneralName,
 } from '@peculiar/x509';
 
@@ -55,6 +56,21 @@ export interface CertificateOptions {
   validDays?: number;
   /** Clock (ms since epoch) that `validDays` and the defaults count from. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Require mutual TLS: the server asks every client for a certificate signed by its CA and
+   * refuses a handshake without one; a client certificate for it is made too (`client`), valid
+   * for this many days (fractions allowed; negative: already expired). Absent: no client
+   * certificate is asked for.
+   */
+  clientCertificateDays?: number;
+}
+
+/** A client certificate the simulator's CA signed, for a server that requires one. */
+export interface ClientCertificate {
+  certPem: string;
+  /** Its private key (PKCS #8). */
+  keyPem: string;
+  notAfter: Date;
 }
 
 /** What a server needs to present its certificate and what a client needs to trust it, as PEM. */
@@ -70,6 +86,8 @@ export interface SimulatorCertificates {
   notBefore: Date;
   notAfter: Date;
   hosts: readonly string[];
+  /** With `clientCertificateDays`: a client certificate the server accepts. */
+  client: ClientCertificate | null;
 }
 
 /**
@@ -141,6 +159,10 @@ export async function generateCertificates(
     webcrypto as unknown as Crypto,
   );
 
+  const client =
+    options.clientCertificateDays === undefined
+      ? null
+      : await issueClientCertificate(ca, caKeys.privateKey, nowMs, options.clientCertificateDays);
   const caPem = ca.toString('pem');
   const certPem = server.toString('pem');
   const keyPem = KeyObject.from(serverKeys.privateKey)
@@ -154,6 +176,44 @@ export async function generateCertificates(
     notBefore,
     notAfter,
     hosts: [...hosts],
+    client,
+  };
+}
+
+/** A client certificate (`clientAuth`) the CA signs, ending `validDays` from `nowMs`. */
+async function issueClientCertificate(
+  ca: X509Certificate,
+  caKey: CryptoKey,
+  nowMs: number,
+  validDays: number,
+): Promise<ClientCertificate> {
+  const subtle = webcrypto.subtle;
+  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const notAfter = wholeSeconds(new Date(nowMs + validDays * DAY_MS));
+  const certificate = await X509CertificateGenerator.create(
+    {
+      serialNumber: serialNumber(),
+      subject: 'CN=isa-monitor client',
+      issuer: ca.subject,
+      notBefore: wholeSeconds(new Date(Math.min(nowMs, notAfter.getTime()) - SKEW_MS)),
+      notAfter,
+      publicKey: keys.publicKey,
+      signingKey: caKey,
+      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+      extensions: [
+        new BasicConstraintsExtension(false, undefined, true),
+        new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
+        new ExtendedKeyUsageExtension([ExtendedKeyUsage.clientAuth]),
+      ],
+    },
+    webcrypto as unknown as Crypto,
+  );
+  const keyPem = KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' });
+  return {
+    certPem: withNewline(certificate.toString('pem')),
+    keyPem: withNewline(keyPem.toString()),
+    notAfter,
   };
 }
 

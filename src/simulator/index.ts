@@ -71,7 +71,17 @@ export async function startSimulator(options: StartSimulatorOptions): Promise<Ru
   const server: Server =
     certificates === null
       ? createServer(app)
-      : createHttpsServer({ cert: certificates.chainPem, key: certificates.keyPem }, app);
+      : createHttpsServer(
+          {
+            cert: certificates.chainPem,
+            key: certificates.keyPem,
+            // Mutual TLS when a client certificate was made: only the CA's are accepted.
+            ...(certificates.client === null
+              ? {}
+              : { requestCert: true, rejectUnauthorized: true, ca: [certificates.caPem] }),
+          },
+          app,
+        );
   // Track sockets so close() can end them even while a `hang` fault holds a request open.
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {

@@ -19,6 +19,7 @@
  * `max_pages + max_lookups` of them and runs never overlap, so the configuration rule below keeps
  * every 60-second window within the limit; a 429 ends the run at once.
  */
+import { initialResults } from '../shared/request.js';
 import { z } from 'zod';
 import type { ApiResponse } from '../../api/client.js';
 import { analyticsDetailResponseSchema, analyticsListResponseSchema } from '../../api/schemas.js';
@@ -40,6 +41,7 @@ export const ANALYTICS_RESULTS = [
   'forbidden',
   'rate_limited',
   'error',
+  'proxy_error',
 ] as const;
 export type AnalyticsResult = (typeof ANALYTICS_RESULTS)[number];
 
@@ -194,7 +196,7 @@ const metrics = {
     help: 'Finished analytics runs by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: ANALYTICS_RESULTS },
+    knownValues: { result: initialResults(ANALYTICS_RESULTS) },
   },
   syncPages: {
     name: 'isa_analytics_sync_pages_total',
@@ -497,16 +499,22 @@ function settleAwaited(ctx: Ctx, memory: AnalyticsMemory, facts: AnalyticsFacts)
 
 function failUnlessOk(response: ApiResponse, otherwise: AnalyticsResult): void {
   if (response.statusCode === 200) return;
-  const result =
-    response.statusCode === 401
+  const proxyFailed =
+    response.transportError?.reason === 'proxy_error' || response.statusCode === 407;
+  const result = proxyFailed
+    ? 'proxy_error'
+    : response.statusCode === 401
       ? 'unauthorized'
       : response.statusCode === 403
         ? 'forbidden'
         : response.statusCode === 429
           ? 'rate_limited'
           : otherwise;
-  const detail = response.transportError
-    ? response.transportError.reason
+  const error = response.transportError;
+  const detail = error
+    ? error.reason === 'proxy_error'
+      ? `proxy_error ${error.code}`
+      : error.reason
     : `HTTP ${response.statusCode ?? 'none'}`;
   throw new AnalyticsFailure(result, `${response.operation}: ${detail}`);
 }

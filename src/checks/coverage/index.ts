@@ -16,7 +16,7 @@ import type { Loose } from '../../config/rules.js';
 import { checkSection, type CheckConfigBase } from '../../config/section.js';
 import { defineCheck, type CheckContext } from '../../kernel/check.js';
 import { checkResponseSchema } from '../shared/contract.js';
-import { REQUEST_FAILURES, requestFailure, requestOptions } from '../shared/request.js';
+import { REQUEST_FAILURES, requestFailure, requestOptions, initialResults } from '../shared/request.js';
 
 /** Result of one run; the first failure wins. */
 export const COVERAGE_RESULTS = [
@@ -131,7 +131,7 @@ const metrics = {
     help: 'Coverage checks by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: COVERAGE_RESULTS },
+    knownValues: { result: initialResults(COVERAGE_RESULTS) },
   },
   coverageProviders: {
     name: 'isa_coverage_providers',

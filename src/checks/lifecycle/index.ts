@@ -9,6 +9,7 @@
  * - a session this monitor creates is always closed: the token is written to the session ledger
  *   before anything else happens with it, and closing is registered as always-run cleanup.
  */
+import { initialResults } from '../shared/request.js';
 import { z } from 'zod';
 import type { ApiResponse } from '../../api/client.js';
 import {
@@ -62,6 +63,7 @@ export const LIFECYCLE_RESULTS = [
   'address_validation_unavailable',
   'budget',
   'error',
+  'proxy_error',
 ] as const;
 export type LifecycleResult = (typeof LIFECYCLE_RESULTS)[number];
 
@@ -257,7 +259,7 @@ const metrics = {
     help: 'Finished synthetic session lifecycle runs by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: LIFECYCLE_RESULTS },
+    knownValues: { result: initialResults(LIFECYCLE_RESULTS) },
   },
   lifecycleStepDuration: {
     name: 'isa_lifecycle_step_duration_seconds',
@@ -495,13 +497,19 @@ function pickAddress(addresses: AddressConfig[], runNumber: number): AddressConf
 
 /** Maps a failed response to the run's result, for the statuses every step treats alike. */
 function commonFailure(response: ApiResponse, otherwise: LifecycleResult): LifecycleResult {
+  // The egress proxy refused or did not answer: the partner was not reached.
+  if (response.transportError?.reason === 'proxy_error' || response.statusCode === 407) {
+    return 'proxy_error';
+  }
   if (response.statusCode === 401) return 'unauthorized';
   if (response.statusCode === 429) return 'rate_limited';
   return otherwise;
 }
 
 function describe(response: ApiResponse): string {
-  if (response.transportError) return `${response.operation}: ${response.transportError.reason}`;
+  const error = response.transportError;
+  if (error?.reason === 'proxy_error') return `${response.operation}: proxy_error ${error.code}`;
+  if (error) return `${response.operation}: ${error.reason}`;
   return `${response.operation}: HTTP ${response.statusCode ?? 'none'}`;
 }
 

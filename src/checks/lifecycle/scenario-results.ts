@@ -39,6 +39,7 @@ const LIFECYCLE_FACTS: Readonly<
   address_validation_unavailable: { qualify: null, closedGone: null },
   budget: { qualify: null, closedGone: null },
   error: { qualify: null, closedGone: null },
+  proxy_error: { qualify: null, closedGone: null },
 };
 
 const LIFECYCLE_SECONDS = 20;

@@ -34,7 +34,7 @@ import {
   classifyLatency,
   type LatencyClass,
 } from '../../kernel/latency.js';
-import { REQUEST_FAILURES, requestFailure } from '../shared/request.js';
+import { REQUEST_FAILURES, requestFailure, initialResults } from '../shared/request.js';
 import { ping } from './request.js';
 
 /** Result of one ping attempt. */
@@ -120,7 +120,7 @@ const metrics = {
     help: 'Ping attempts by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: PING_RESULTS },
+    knownValues: { result: initialResults(PING_RESULTS) },
   },
   pingDuration: {
     name: 'isa_ping_duration_seconds',
@@ -183,7 +183,7 @@ const metrics = {
     help: 'Confirmation ping attempts (pings a slow or failed scheduled ping started) by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: PING_RESULTS },
+    knownValues: { result: initialResults(PING_RESULTS) },
     // From 0 only the results the rules read: `ok` and those that say "down". A confirmation
     // ping answered 401, 429, another status or a bad body appears under that result when first
     // seen (scheduled pings count those from 0, in isa_ping_attempts_total): four more zero
@@ -385,7 +385,7 @@ export const pingCheck = defineCheck({
     const result = pingResult(ctx, response, step);
     return {
       outcome: result === 'ok' ? 'pass' : 'fail',
-      reason: result === 'ok' ? null : result,
+      reason: runReason(result, response),
       facts: {
         result,
         durationMs: response.durationMs,
@@ -467,9 +467,18 @@ function pingResult(ctx: CheckContext, response: ApiResponse, step: StepRecord):
   return 'invalid_body';
 }
 
+/** The run's reason: its result, and for the proxy's failures which one (a bounded code). */
+function runReason(result: PingResult, response: ApiResponse): string | null {
+  if (result === 'ok') return null;
+  const code = response.transportError?.code;
+  if (result === 'proxy_error') return `proxy_error: ${code ?? `HTTP ${response.statusCode}`}`;
+  return result;
+}
+
 function pingLatencyClass(ctx: CheckContext, response: ApiResponse): LatencyClass | null {
   if (response.transportError) {
-    return response.transportError.reason === 'network_error' ? null : 'critical';
+    const reason = response.transportError.reason;
+    return reason === 'network_error' || reason === 'proxy_error' ? null : 'critical';
   }
   return classifyLatency(response.durationMs, ctx.environment.thresholds);
 }

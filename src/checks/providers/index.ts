@@ -14,7 +14,12 @@ import { serviceProvidersResponseSchema, type ServiceProvider } from '../../api/
 import { checkSection, type CheckConfigBase } from '../../config/section.js';
 import { defineCheck, type CheckContext } from '../../kernel/check.js';
 import { checkResponseSchema } from '../shared/contract.js';
-import { REQUEST_FAILURES, requestFailure, requestOptions } from '../shared/request.js';
+import {
+  REQUEST_FAILURES,
+  requestFailure,
+  requestOptions,
+  initialResults,
+} from '../shared/request.js';
 import { serviceProviders } from './request.js';
 
 /** Result of one run. */
@@ -49,7 +54,7 @@ const metrics = {
     help: 'Provider-list checks by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: PROVIDERS_RESULTS },
+    knownValues: { result: initialResults(PROVIDERS_RESULTS) },
   },
   providersListed: {
     name: 'isa_providers_listed',

@@ -3,11 +3,14 @@
  */
 import type { CheckResult } from '../../kernel/check.js';
 import { passingRun, type CheckFixtures, type FixtureOptions } from '../shared/fixtures.js';
-import type { TlsFacts } from './inspect.js';
+import type { TlsCheckFacts } from './index.js';
 
-/** A tls Result: a verified chain that ends on 2027-01-01, well ahead. */
+/**
+ * A tls Result: a verified chain that ends on 2027-01-01, well ahead, and a client certificate
+ * that ends on 2026-12-31.
+ */
 export function tlsResult(opts: FixtureOptions = {}): CheckResult {
-  const facts: TlsFacts = {
+  const facts: TlsCheckFacts = {
     result: 'ok',
     reason: null,
     earliestNotAfter: 1_798_761_600,
@@ -19,6 +22,7 @@ export function tlsResult(opts: FixtureOptions = {}): CheckResult {
     hostnameError: null,
     chainLength: 2,
     durationMs: 12,
+    clientCertNotAfter: 1_798_675_200,
   };
   return { ...passingRun('tls', facts, [], opts), contractChecks: [] };
 }

@@ -10,8 +10,10 @@
  * ahead and page for production when the certificate has expired, is not trusted, does not match
  * the host name, or has under three days left (docs/alerts.md, "The alerts").
  */
+import { initialResults } from '../shared/request.js';
 import { z } from 'zod';
 import { checkSection } from '../../config/section.js';
+import { certificateNotAfter, readClientKeyPair } from '../../api/client-identity.js';
 import { defineCheck } from '../../kernel/check.js';
 import {
   DEFAULT_MIN_DAYS,
@@ -32,11 +34,17 @@ const metrics = {
     help: 'Certificate checks of the base URL by result.',
     type: 'counter',
     labels: ['environment', 'result'],
-    knownValues: { result: TLS_RESULTS },
+    knownValues: { result: initialResults(TLS_RESULTS) },
   },
   tlsExpiry: {
     name: 'isa_tls_expiry_timestamp_seconds',
     help: 'Earliest notAfter of the certificate chain the base URL presents, as Unix time; also when the chain does not verify.',
+    type: 'gauge',
+    labels: ['environment'],
+  },
+  tlsClientCertExpiry: {
+    name: 'isa_tls_client_cert_expiry_timestamp_seconds',
+    help: "notAfter of the environment's client certificate (client_cert_file), as Unix time, as the file holds it now.",
     type: 'gauge',
     labels: ['environment'],
   },
@@ -91,18 +99,27 @@ export const tlsCheck = defineCheck({
   usesApiKey: false,
   summaryKeys: ['result', 'expires_at', 'days_left', 'verified'],
   async run(ctx) {
-    const { baseUrl, extraTrust } = ctx.environment;
+    const { baseUrl, extraTrust, proxy, clientCertificate } = ctx.environment;
+    // Read again each run: the file may have been rotated since the last one.
+    const keyPair = clientCertificate
+      ? await readClientKeyPair(clientCertificate).catch(() => null)
+      : null;
+    const clientCertNotAfter = keyPair ? certificateNotAfter(keyPair.cert) : null;
     if (!baseUrl.startsWith('https:')) {
       // Switched on for a plain-HTTP base URL: no TLS there, so no handshake can succeed.
-      return { outcome: 'fail', reason: 'handshake_failed: NOT_HTTPS', facts: NOT_HTTPS };
+      const facts = { ...NOT_HTTPS, clientCertNotAfter };
+      return { outcome: 'fail', reason: 'handshake_failed: NOT_HTTPS', facts };
     }
-    const facts = await inspectCertificate({
+    const inspected = await inspectCertificate({
       url: baseUrl,
       ca: extraTrust,
+      ...(proxy ? { proxy } : {}),
+      ...(keyPair ? { clientKeyPair: keyPair } : {}),
       timeoutMs: ctx.config.requestTimeoutMs,
       signal: ctx.signal,
       minDays: ctx.config.minDays,
     });
+    const facts: TlsCheckFacts = { ...inspected, clientCertNotAfter };
     return {
       outcome: facts.result === 'ok' ? 'pass' : 'fail',
       reason: facts.result === 'ok' ? null : describe(facts),
@@ -131,12 +148,23 @@ export const tlsCheck = defineCheck({
     sink.inc(metrics.tlsRuns, { result: facts.result });
     // A run that read no chain leaves the last known expiry: the certificate did not change.
     if (facts.earliestNotAfter !== null) sink.set(metrics.tlsExpiry, {}, facts.earliestNotAfter);
-    // Nothing verified without a handshake; a network failure or timeout says nothing about it.
-    if (facts.result !== 'network_error' && facts.result !== 'timeout') {
+    if (facts.clientCertNotAfter != null) {
+      sink.set(metrics.tlsClientCertExpiry, {}, facts.clientCertNotAfter);
+    }
+    // Nothing verified without a handshake; a network failure, a timeout or a proxy that refused
+    // says nothing about it.
+    const reached = !['network_error', 'timeout', 'proxy_error'].includes(facts.result);
+    if (reached) {
       sink.set(metrics.tlsVerified, {}, facts.verified ? 1 : 0);
     }
   },
 });
+
+/**
+ * What a run found: the partner's chain, and the `notAfter` of the environment's client
+ * certificate (null without one, or when its files could not be read this run).
+ */
+export type TlsCheckFacts = TlsFacts & { clientCertNotAfter?: number | null };
 
 /** The run's failure reason: the result and its bounded code (never a message). */
 function describe(facts: TlsFacts): string {

@@ -12,7 +12,7 @@
  * verification, and "expired" says why), then a host name that does not match, then a chain that
  * does not verify, then an expiry closer than `minDays`.
  */
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import {
   checkServerIdentity,
   connect,
@@ -21,7 +21,10 @@ import {
   type TLSSocket,
 } from 'node:tls';
 import { withSystemRoots } from '../../api/client.js';
+import type { ClientKeyPair } from '../../api/client-identity.js';
+import { proxyRouteFor, type ProxySettings } from '../../api/proxy.js';
 import { errorCode } from '../../api/transport-errors.js';
+import { ProxyError, openTunnel } from '../../api/tunnel.js';
 
 /** How a look at a certificate chain ends; each is a value of the `result` label. */
 export const TLS_RESULTS = [
@@ -33,6 +36,7 @@ export const TLS_RESULTS = [
   'handshake_failed',
   'network_error',
   'timeout',
+  'proxy_error',
 ] as const;
 export type TlsResult = (typeof TLS_RESULTS)[number];
 
@@ -88,6 +92,13 @@ export interface InspectOptions {
   url: string;
   /** PEM certificate authorities trusted besides the system's (an environment's `ca_file`). */
   ca?: readonly string[];
+  /**
+   * The environment's egress proxy: the handshake then runs inside a CONNECT tunnel, so the chain
+   * read is the partner's, as the API client sees it (docs/configuration.md, "Egress proxy").
+   */
+  proxy?: ProxySettings;
+  /** The client certificate presented, as the API client presents it. */
+  clientKeyPair?: ClientKeyPair;
   /** Deadline of connection and handshake together. */
   timeoutMs: number;
   /** Ends the look early; it then ends as `timeout` with the reason `ABORTED`. */
@@ -126,11 +137,7 @@ export function classifyCertificate(
 }
 
 /** What a look that read no chain found: its result, its bounded code and how long it took. */
-export function noChain(
-  result: 'handshake_failed' | 'network_error' | 'timeout',
-  reason: string,
-  durationMs: number,
-): TlsFacts {
+export function noChain(result: NoChainResult, reason: string, durationMs: number): TlsFacts {
   return {
     result,
     reason,
@@ -178,6 +185,9 @@ export async function inspectCertificate(options: InspectOptions): Promise<TlsFa
   };
 }
 
+/** The results of a look that read no chain. */
+type NoChainResult = 'handshake_failed' | 'network_error' | 'timeout' | 'proxy_error';
+
 interface Target {
   /** Host name or IP address, without IPv6 brackets. */
   host: string;
@@ -186,11 +196,7 @@ interface Target {
 
 type HandshakeOutcome =
   | { kind: 'read'; chain: ChainObservation }
-  | {
-      kind: 'failed';
-      result: 'handshake_failed' | 'network_error' | 'timeout';
-      reason: string;
-    };
+  | { kind: 'failed'; result: NoChainResult; reason: string };
 
 function targetOf(text: string): Target {
   let url: URL;
@@ -207,19 +213,50 @@ function targetOf(text: string): Target {
   };
 }
 
-/** One handshake, settled exactly once: the chain, or why there is none. */
-function handshake(target: Target, options: InspectOptions): Promise<HandshakeOutcome> {
+/**
+ * One handshake: directly, or inside a tunnel through the proxy when one applies to the URL. A
+ * proxy that refuses or does not answer ends the look as `proxy_error` with the proxy's code.
+ */
+async function handshake(target: Target, options: InspectOptions): Promise<HandshakeOutcome> {
+  const route = proxyRouteFor(options.proxy, options.url);
+  if (route === null) return handshakeOn(target, options, null);
+  const startedAt = performance.now();
+  try {
+    const tunnel = await openTunnel({
+      route,
+      host: target.host,
+      port: target.port,
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const left = Math.max(1, options.timeoutMs - (performance.now() - startedAt));
+    return await handshakeOn(target, { ...options, timeoutMs: left }, tunnel.socket);
+  } catch (err) {
+    if (err instanceof ProxyError)
+      return { kind: 'failed', result: 'proxy_error', reason: err.code };
+    return { kind: 'failed', result: 'timeout', reason: 'ABORTED' };
+  }
+}
+
+/** One handshake on a new connection or an open tunnel, settled exactly once. */
+function handshakeOn(
+  target: Target,
+  options: InspectOptions,
+  tunnel: Socket | null,
+): Promise<HandshakeOutcome> {
   return new Promise((resolve) => {
     const { signal } = options;
     if (signal?.aborted) {
+      tunnel?.destroy();
       resolve({ kind: 'failed', result: 'timeout', reason: 'ABORTED' });
       return;
     }
     let settled = false;
-    let tcpConnected = false;
+    // Through a tunnel, the partner is reached already: a failure now is the handshake's.
+    let tcpConnected = tunnel !== null;
     const socket: TLSSocket = connect({
-      host: target.host,
-      port: target.port,
+      ...(tunnel === null ? { host: target.host, port: target.port } : { socket: tunnel }),
+      ...(options.clientKeyPair ?? {}),
       // SNI takes host names only; a client connecting to an IP address sends none.
       ...(isIP(target.host) === 0 ? { servername: target.host } : {}),
       ...(options.ca !== undefined && options.ca.length > 0

@@ -2,7 +2,8 @@
  * The tls check in rule-test scenarios (src/checks/shared/scenario.ts): each event of its
  * timeline is one certificate check that finished at m·60 + 30 s. `N` read a verified chain that
  * ends N days later, `uN` an untrusted one and `mN` one for another host name (both still with N
- * days left), `timeout` read nothing, and `-` is no run (the check runs hourly: `N 59*-`).
+ * days left), `timeout` read nothing, and `-` is no run (the check runs hourly: `N 59*-`). A
+ * chain event may end in `/cM`: the environment's client certificate ends M days later.
  */
 import type { CheckResult } from '../../kernel/check.js';
 import {
@@ -14,7 +15,7 @@ import {
   type RecordedEvent,
   type ScenarioResults,
 } from '../shared/scenario.js';
-import { tlsCheck } from './index.js';
+import { tlsCheck, type TlsCheckFacts } from './index.js';
 import {
   DEFAULT_MIN_DAYS,
   classifyCertificate,
@@ -44,8 +45,9 @@ function tlsResult(environment: string, event: string, at: number): CheckResult<
   if (event === 'timeout') {
     return referenceResult(environment, tlsCheck, noChain('timeout', 'TIMEOUT', 15_000), start);
   }
-  const kind = /^[um]/.test(event) ? event.slice(0, 1) : '';
-  const days = wholeNumber('tls', event.slice(kind.length), ', uN, mN, timeout or -');
+  const [chainEvent = '', clientDays] = event.split('/c');
+  const kind = /^[um]/.test(chainEvent) ? chainEvent.slice(0, 1) : '';
+  const days = wholeNumber('tls', chainEvent.slice(kind.length), ', uN, mN, N/cM, timeout or -');
   const expired = days <= 0;
   // The chain as a handshake would read it; the check's own classification judges it.
   const chain: ChainObservation = {
@@ -56,8 +58,12 @@ function tlsResult(environment: string, event: string, at: number): CheckResult<
     hostnameMatches: kind !== 'm',
     hostnameError: kind === 'm' ? 'ERR_TLS_CERT_ALTNAME_INVALID' : null,
   };
-  const facts: TlsFacts = {
+  const facts: TlsCheckFacts = {
     ...chain,
+    clientCertNotAfter:
+      clientDays === undefined
+        ? null
+        : at + wholeNumber('tls', clientDays, ' after /c') * DAY_SECONDS,
     ...classifyCertificate(chain, { nowSeconds: at, minDays: DEFAULT_MIN_DAYS }),
     verified: chain.authorized && chain.hostnameMatches,
     durationMs: 20,
