@@ -57,17 +57,28 @@ const stopRequested = new Promise<string>((resolve) => {
       // The ledger is written atomically, so what is still open is closed at the next start.
       setTimeout(() => {
         console.error(`${signal}: shutdown took too long; exiting`);
-        process.exit(1);
+        endBySignal(signal);
       }, HARD_EXIT_MS).unref();
     } else {
       console.error(`${signal} again: exiting without finishing the shutdown`);
-      process.exit(130);
+      endBySignal(signal);
     }
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 });
 const waitForStop = (): Promise<string> => stopRequested;
+
+/**
+ * Ends the process by `signal` itself, with its default action (status 143 for SIGTERM, 130 for
+ * SIGINT). Not `process.exit`: that waits for the threads of Node's pool, and one stuck in a
+ * file read (a FIFO opened by an older build, a hung mount) held the process after its
+ * "shutdown took too long" line until a SIGKILL (docs/cli.md).
+ */
+function endBySignal(signal: NodeJS.Signals): void {
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+}
 
 // SIGHUP asks `run` to reload its configuration; Node's default would end the process. Installed
 // before the command starts, so a SIGHUP during start-up is remembered and served once the

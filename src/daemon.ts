@@ -76,8 +76,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     path: uptimeStorePath(config.stateFile),
     checks: opts.checks,
     inMaintenance: (environment) => maintenance.isActive(environment),
+    // One line when writes start failing and one when they work again (docs/configuration.md).
     onWriteError: (err) =>
-      logger.warn({ err, file: uptimeStorePath(config.stateFile) }, 'uptime record not written'),
+      logger.warn(
+        { code: (err as NodeJS.ErrnoException).code, file: uptimeStorePath(config.stateFile) },
+        'uptime record not written; kept in memory and tried again every minute',
+      ),
+    onWriteRecovered: () =>
+      logger.info({ file: uptimeStorePath(config.stateFile) }, 'uptime record written again'),
   });
   if (uptime.recovered !== null) {
     logger.warn({ detail: uptime.recovered }, 'uptime record unreadable; starting a new one');

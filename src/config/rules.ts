@@ -35,8 +35,20 @@ export function duration(rule?: (ms: number, text: string) => string | undefined
     });
 }
 
+/**
+ * The longest wait a Node timer holds (2^31 − 1 ms, about 24.8 days): `setTimeout` given more
+ * fires after 1 ms instead, so a duration that becomes a timer (an interval, a timeout, a grace)
+ * is refused above it (docs/configuration.md, "Value types").
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const TIMER_LIMIT = `must be at most 596h31m23s647ms, the longest a timer can wait`;
+
 export const positiveDuration = () =>
-  duration((ms) => (ms > 0 ? undefined : 'must be greater than 0'));
+  duration((ms, text) => {
+    if (ms <= 0) return 'must be greater than 0';
+    return ms > MAX_TIMER_MS ? `${TIMER_LIMIT} (got ${describeValue(text)})` : undefined;
+  });
 
 /** The longest interval: a day (a check run less often than that watches nothing). */
 export const MAX_INTERVAL_MS = 24 * 60 * 60_000;
@@ -53,9 +65,10 @@ export const intervalDuration = () =>
 
 /** The interval of a timer-driven loop (the control probe): any duration of at least 1 s. */
 export const timerInterval = () =>
-  duration((ms, text) =>
-    ms >= 1000 ? undefined : `must be at least 1s (got ${describeValue(text)})`,
-  );
+  duration((ms, text) => {
+    if (ms < 1000) return `must be at least 1s (got ${describeValue(text)})`;
+    return ms > MAX_TIMER_MS ? `${TIMER_LIMIT} (got ${describeValue(text)})` : undefined;
+  });
 
 /** A rule between two duration keys of one mapping, reported on `key` when `holds` is false. */
 type DurationOrder = (

@@ -14,8 +14,9 @@
  * Only the daemon writes it, from its main thread, which receives every result; `check`
  * processes never open it, so it needs no lock of its own (docs/configuration.md).
  */
-import { open, readFile, rename, unlink, mkdir } from 'node:fs/promises';
+import { open, rename, unlink, mkdir } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
+import { readBoundedTextAsync, UnsuitableFileError } from '../config/files.js';
 import type { AnyCheck, CheckResult } from '../kernel/check.js';
 import { removeDeadTemporaryFiles } from '../sessions/ledger.js';
 
@@ -25,6 +26,12 @@ export const RETENTION_DAYS = 90;
 export const RETENTION_HOURS = 25;
 /** Incidents kept per environment, the newest: bounds the file when the API flaps all quarter. */
 export const MAX_INCIDENTS = 500;
+/**
+ * Largest record read at start: 70 times the 237 KiB a flapping quarter of two environments
+ * takes (docs/configuration.md, "The uptime record"). A larger file is not a record this
+ * monitor wrote; reading it whole once cost 694 MB.
+ */
+export const MAX_UPTIME_RECORD_BYTES = 16 * 1024 * 1024;
 /** Longest time between two writes of a changed record; also the most a crash loses. */
 export const FLUSH_INTERVAL_MS = 60_000;
 
@@ -115,8 +122,13 @@ export interface UptimeStoreOptions {
   flushIntervalMs?: number;
   /** Whether the environment is inside a maintenance window now. */
   inMaintenance?: (environment: string) => boolean;
-  /** A write failed (full or read-only disk); the record stays in memory and is tried again. */
+  /**
+   * Writes started failing (full or read-only disk): called once, not at every failed write; the
+   * record stays in memory and is tried again.
+   */
   onWriteError?: (err: unknown) => void;
+  /** A write succeeded after `onWriteError`: called once per recovery. */
+  onWriteRecovered?: () => void;
 }
 
 /** `sessions.json` → `sessions.uptime.json`, in the same directory. */
@@ -212,6 +224,7 @@ export class UptimeStore {
   private readonly now: () => number;
   private readonly inMaintenance: (environment: string) => boolean;
   private readonly onWriteError: (err: unknown) => void;
+  private readonly onWriteRecovered: () => void;
   private readonly availabilityCheck: AnyCheck | undefined;
   private dirty = false;
   private writes: Promise<void> = Promise.resolve();
@@ -219,6 +232,10 @@ export class UptimeStore {
   private writeCount = 0;
   /** Why the file found at start was set aside (unreadable or not a record); null when it was fine. */
   recovered: string | null = null;
+  /** The file found at start could not be moved aside: never written over. */
+  private keptAway = false;
+  /** Whether the last write failed: failures and the recovery are reported once each. */
+  private failing = false;
 
   private constructor(
     readonly path: string,
@@ -227,6 +244,7 @@ export class UptimeStore {
     this.now = opts.now ?? Date.now;
     this.inMaintenance = opts.inMaintenance ?? (() => false);
     this.onWriteError = opts.onWriteError ?? (() => {});
+    this.onWriteRecovered = opts.onWriteRecovered ?? (() => {});
     this.availabilityCheck = opts.checks.find((check) => check.availability !== undefined);
     const every = opts.flushIntervalMs ?? FLUSH_INTERVAL_MS;
     if (every > 0) {
@@ -239,33 +257,58 @@ export class UptimeStore {
 
   /**
    * Reads the record at `opts.path` (none yet is an empty record). A file that is not valid JSON
-   * or not a record is renamed to `<path>.corrupt` and the record starts empty: losing the
-   * history must not stop the monitor (`recovered` says why).
+   * or not a record is renamed to `<path>.corrupt`, one larger than `MAX_UPTIME_RECORD_BYTES` to
+   * `<path>.too-large`, and anything but a regular file (a FIFO, a device, a directory) to
+   * `<path>.not-a-file`; the record then starts empty: losing the history must not stop the
+   * monitor, and the file is kept for its owner (`recovered` says why). The read never blocks:
+   * the file is opened non-blocking and refused before any read.
    */
   static async open(opts: UptimeStoreOptions): Promise<UptimeStore> {
     const store = new UptimeStore(opts.path, opts);
     // Temporary files of a writer killed during its write (SIGKILL).
     await removeDeadTemporaryFiles(opts.path);
-    let text: string | null = null;
-    try {
-      text = await readFile(opts.path, 'utf8');
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-        store.recovered = `cannot read ${opts.path}: ${(err as Error).message}`;
-      }
-    }
+    const text = await store.readAtStart();
     if (text !== null) {
       try {
         store.load(JSON.parse(text) as unknown);
       } catch (err) {
-        store.recovered = `${opts.path} is not an uptime record (${(err as Error).message}); kept as ${opts.path}.corrupt`;
         store.environments.clear();
-        await rename(opts.path, `${opts.path}.corrupt`).catch(() => undefined);
+        await store.setAside('corrupt', `is not an uptime record (${(err as Error).message})`);
       }
     }
     store.prune();
     return store;
+  }
+
+  /** The file's text; null when there is none, or it was set aside or could not be read. */
+  private async readAtStart(): Promise<string | null> {
+    try {
+      return await readBoundedTextAsync(this.path, MAX_UPTIME_RECORD_BYTES);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+      if (err instanceof UnsuitableFileError && err.code === 'EFBIG') {
+        await this.setAside('too-large', `is larger than ${MAX_UPTIME_RECORD_BYTES} bytes`);
+      } else if (err instanceof UnsuitableFileError) {
+        await this.setAside('not-a-file', 'is not a regular file (a FIFO, a device, a directory)');
+      } else this.recovered = `cannot read ${this.path}: ${(err as Error).message}`;
+      return null;
+    }
+  }
+
+  /**
+   * Renames the file found at start to `<path>.<suffix>`, never deleting it. When it cannot be
+   * moved, the record is kept in memory only: a write would replace what is there.
+   */
+  private async setAside(suffix: string, why: string): Promise<void> {
+    const aside = `${this.path}.${suffix}`;
+    try {
+      await rename(this.path, aside);
+      this.recovered = `${this.path} ${why}; kept as ${aside}`;
+    } catch {
+      this.keptAway = true;
+      this.recovered = `${this.path} ${why}, and could not be moved to ${aside}; the record is kept in memory only`;
+    }
   }
 
   /** A record that is never written (tests, and a server without a state directory). */
@@ -446,16 +489,20 @@ export class UptimeStore {
   /** Writes the record now if it changed (atomically); resolves when it is on disk. */
   flush(): Promise<void> {
     const write = this.writes.then(async () => {
-      if (!this.dirty || this.path === '') return;
+      if (!this.dirty || this.path === '' || this.keptAway) return;
       this.prune();
       this.dirty = false;
       try {
         await this.write(`${JSON.stringify(this.toFile())}\n`);
       } catch (err) {
         this.dirty = true;
-        this.onWriteError(err);
+        // One line when writes start failing, not one a minute (docs/configuration.md).
+        if (!this.failing) this.onWriteError(err);
+        this.failing = true;
         throw err;
       }
+      if (this.failing) this.onWriteRecovered();
+      this.failing = false;
     });
     this.writes = write.catch(() => undefined);
     return write;

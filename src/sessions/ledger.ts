@@ -18,8 +18,9 @@
  * `onWritableChange`; while unwritable, the ledger retries in the background so it notices when
  * the disk is back.
  */
-import { mkdir, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { readBoundedTextAsync } from '../config/files.js';
 import { withLock } from './lock.js';
 import { newOwner, ownerGone, processAlive, type SessionOwner } from './owner.js';
 
@@ -48,6 +49,12 @@ interface LedgerFile {
   sessions: LedgerEntry[];
   intents: CreateIntent[];
 }
+
+/**
+ * Largest ledger read: some forty thousand entries, far more than weeks of failing closes list.
+ * Anything else at the path (a FIFO, a device, a larger file) is refused before it is read.
+ */
+export const MAX_LEDGER_BYTES = 16 * 1024 * 1024;
 
 /** How often an unwritable ledger tries again. */
 export const WRITE_RETRY_MS = 5_000;
@@ -400,7 +407,7 @@ async function fileIdentity(path: string): Promise<string> {
 async function readLedgerFile(path: string): Promise<LedgerFile> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readBoundedTextAsync(path, MAX_LEDGER_BYTES);
   } catch (err) {
     // ENOTDIR: a parent is a file, so no ledger can exist there (writes will fail and say so).
     const code = (err as NodeJS.ErrnoException).code;

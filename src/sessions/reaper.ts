@@ -94,7 +94,14 @@ export class SessionReaper {
       }
       for (const intent of intents) this.opts.onUnrecoverable?.(intent);
     } catch (err) {
-      this.opts.log.warn({ err }, 'could not read the session ledger for leftover sessions');
+      // The ledger has reported it once already (onWritableChange), and it fails at every run
+      // while the state directory is unwritable: one line per change, not one per run
+      // (docs/configuration.md, "The session ledger").
+      const reported = !this.opts.ledger.writable;
+      this.opts.log[reported ? 'debug' : 'warn'](
+        { err },
+        'could not read the session ledger for leftover sessions',
+      );
     }
   }
 
