@@ -4,6 +4,7 @@
  * ranges are split into chunks of at most `MAX_POINTS` points, so a 90-day report stays under the
  * servers' limit of points per series (docs/cli.md, "report").
  */
+import { plainText } from './text.js';
 
 /** Prometheus refuses a query_range of more than 11,000 points per series. */
 export const MAX_POINTS = 11_000;
@@ -249,10 +250,7 @@ function causeOf(err: unknown, timeoutMs: number): string {
   return oneLine(String(err));
 }
 
+/** A server's text on one line, with nothing that could drive the terminal (text.ts). */
 function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex -- a server's text must not drive the terminal
-  return text
-    .replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ')
-    .trim()
-    .slice(0, 300);
+  return plainText(text).replace(/\s+/g, ' ').trim().slice(0, 300);
 }
