@@ -1,6 +1,14 @@
 import { buildReport } from '../report/compute.js';
 import { defaultSpecPath, loadObjectives } from '../report/objectives.js';
-import { prometheusClient, ReportError } from '../report/prometheus.js';
+import { readBoundedText } from '../config/files.js';
+import { describeFileError } from '../config/secrets.js';
+import {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  prometheusClient,
+  ReportError,
+  type ClientOptions,
+} from '../report/prometheus.js';
 import { FORMATS, render, type Format } from '../report/render.js';
 import { COMMAND_USAGE } from './usage.js';
 import { EXIT, parse, UsageError, type CliIO } from './io.js';
@@ -28,6 +36,9 @@ export async function reportCommand(args: string[], io: CliIO): Promise<number> 
     environment: { type: 'string' },
     format: { type: 'string' },
     slo: { type: 'string' },
+    'prometheus-password-file': { type: 'string' },
+    timeout: { type: 'string' },
+    'max-answer-mb': { type: 'string' },
     help: { type: 'boolean' },
   });
   if (values.help) {
@@ -46,9 +57,11 @@ export async function reportCommand(args: string[], io: CliIO): Promise<number> 
     );
   }
   const progress = io.errIsTTY === true;
+  const connection = connectionOptions(values);
   try {
     const objectives = await loadObjectives(values.slo ?? defaultSpecPath());
     const client = prometheusClient(values.prometheus, {
+      ...connection,
       onRequest: progress
         ? ({ expr, chunk, chunks }) =>
             io.err(`report: ${expr.slice(0, 60)}${chunks > 1 ? ` (chunk ${chunk}/${chunks})` : ''}`)
@@ -68,5 +81,40 @@ export async function reportCommand(args: string[], io: CliIO): Promise<number> 
       return EXIT.checkFailed;
     }
     throw err;
+  }
+}
+
+/** A positive number of a flag, or a usage error naming it. */
+function positive(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) {
+    throw new UsageError(`${flag}: not a positive number: ${value}`);
+  }
+  return number;
+}
+
+/**
+ * The request timeout, the answer cap and the basic-auth password of `report` (docs/cli.md,
+ * "report"): the password file is read like an API key file, and never printed.
+ */
+function connectionOptions(values: {
+  'prometheus-password-file'?: string | undefined;
+  timeout?: string | undefined;
+  'max-answer-mb'?: string | undefined;
+}): ClientOptions {
+  const timeoutMs = positive('--timeout', values.timeout, DEFAULT_TIMEOUT_MS / 1000) * 1000;
+  const maxMb = positive(
+    '--max-answer-mb',
+    values['max-answer-mb'],
+    DEFAULT_MAX_ANSWER_BYTES / 2 ** 20,
+  );
+  const options: ClientOptions = { timeoutMs, maxAnswerBytes: Math.round(maxMb * 2 ** 20) };
+  const file = values['prometheus-password-file'];
+  if (file === undefined) return options;
+  try {
+    return { ...options, password: readBoundedText(file, 4096).trim() };
+  } catch (err) {
+    throw new UsageError(`--prometheus-password-file: ${describeFileError(err)}`);
   }
 }

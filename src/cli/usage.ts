@@ -98,7 +98,12 @@ location: availability, scheduled and failed pings, maintenance left out, latenc
 p50/p95/p99, lifecycle runs and success ratio, time to qualify, error budget remaining and
 the incidents. Long ranges are asked in chunks; progress goes to stderr on a terminal.
 
-  --prometheus URL    base URL of the API (a path prefix such as /prometheus is kept)
+  --prometheus URL    base URL of the API (a path prefix such as /prometheus is kept);
+                      user info (http://user:password@host/) is sent as basic auth, never shown
+  --prometheus-password-file FILE
+                      the basic-auth password, read from FILE (the user is the URL's)
+  --timeout SECONDS   per request (default 30)
+  --max-answer-mb N   the largest answer read, after decompression (default 64)
   --from, --to ISO    the range: a date (2026-11-01, midnight UTC) or a date and time
                       (2026-11-01T12:00:00Z; without a zone, UTC)
   --environment NAME  only this environment (default: every one found)

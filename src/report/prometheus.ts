@@ -4,6 +4,7 @@
  * ranges are split into chunks of at most `MAX_POINTS` points, so a 90-day report stays under the
  * servers' limit of points per series (docs/cli.md, "report").
  */
+import { plainText } from './text.js';
 
 /** Prometheus refuses a query_range of more than 11,000 points per series. */
 export const MAX_POINTS = 11_000;
@@ -25,9 +26,21 @@ export interface PrometheusClient {
   queryRange(expr: string, start: number, end: number, step: number): Promise<RangeSeries[]>;
 }
 
+/** How long one request may take by default: a silent server fails the report after this. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The largest answer read, in bytes after decompression: a larger one fails the report. */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
 export interface ClientOptions {
-  /** Per request. */
+  /** Per request (default `DEFAULT_TIMEOUT_MS`). */
   timeoutMs?: number;
+  /** The largest answer read, after decompression (default `DEFAULT_MAX_ANSWER_BYTES`). */
+  maxAnswerBytes?: number;
+  /**
+   * The password of basic auth, e.g. from a file; the user is the URL's. A password in the URL
+   * itself is used when this is absent. Either is sent only as an Authorization header.
+   */
+  password?: string;
   /** Called before each request, e.g. for progress lines. */
   onRequest?: (info: { expr: string; chunk: number; chunks: number }) => void;
   maxPoints?: number;
@@ -49,34 +62,106 @@ export function rangeChunks(
   return chunks;
 }
 
-export function prometheusClient(baseUrl: string, options: ClientOptions = {}): PrometheusClient {
+/** A Prometheus base URL, its credentials apart: they are sent, never shown. */
+interface Target {
+  base: URL;
+  authorization: string | null;
+  /** Removes the credentials from any text about a request: an error, a cause. */
+  scrub: (text: string) => string;
+}
+
+/**
+ * Parses `--prometheus`: user info (`http://user:password@host/`) becomes basic auth and leaves
+ * the URL, so no request, error or line printed carries it (docs/cli.md, "report").
+ */
+export function prometheusTarget(baseUrl: string, password?: string): Target {
   let base: URL;
   try {
     base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   } catch {
-    throw new ReportError(`--prometheus: not a URL: ${baseUrl}`);
+    throw new ReportError(`--prometheus: not a URL: ${withoutUserInfo(baseUrl)}`);
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-    throw new ReportError(`--prometheus: not an http(s) URL: ${baseUrl}`);
+    throw new ReportError(`--prometheus: not an http(s) URL: ${withoutUserInfo(baseUrl)}`);
   }
-  const timeoutMs = options.timeoutMs ?? 120_000;
+  const user = decodeURIComponent(base.username);
+  const secret = password ?? decodeURIComponent(base.password);
+  base.username = '';
+  base.password = '';
+  const authorization =
+    user || secret ? `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}` : null;
+  const secrets = [secret, base64Of(user, secret), encodeURIComponent(secret)].filter(
+    (text) => text.length >= 3,
+  );
+  const scrub = (text: string): string =>
+    secrets.reduce((out, hidden) => out.replaceAll(hidden, '***'), withoutUserInfo(text));
+  return { base, authorization, scrub };
+}
+
+function base64Of(user: string, secret: string): string {
+  return user || secret ? Buffer.from(`${user}:${secret}`).toString('base64') : '';
+}
+
+/** Text with the user info of any URL in it replaced. */
+function withoutUserInfo(text: string): string {
+  return text.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1***@');
+}
+
+/**
+ * Reads an answer's body up to `max` bytes after decompression, cancelling the rest: a huge
+ * answer or a compression bomb fails the report instead of its memory.
+ */
+async function readCapped(response: Response, max: number, where: string): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new ReportError(`${where}: the answer is larger than ${max} bytes; narrow the range`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function prometheusClient(baseUrl: string, options: ClientOptions = {}): PrometheusClient {
+  const { base, authorization, scrub } = prometheusTarget(baseUrl, options.password);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (authorization !== null) headers['authorization'] = authorization;
+
+  async function fetchAnswer(
+    url: URL,
+    where: string,
+  ): Promise<{ response: Response; text: string }> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    let response: Response;
+    try {
+      response = await fetch(url, { headers, signal });
+    } catch (err) {
+      throw new ReportError(scrub(`cannot reach ${where}: ${causeOf(err, timeoutMs)}`));
+    }
+    try {
+      return { response, text: await readCapped(response, maxAnswerBytes, where) };
+    } catch (err) {
+      if (err instanceof ReportError) throw err;
+      throw new ReportError(
+        scrub(`${where}: reading the answer failed: ${causeOf(err, timeoutMs)}`),
+      );
+    }
+  }
 
   async function get(path: string, params: Record<string, string>): Promise<unknown> {
     const url = new URL(path, base);
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     const where = `${base.origin}${url.pathname}`;
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (err) {
-      throw new ReportError(`cannot reach ${where}: ${causeOf(err)}`);
-    }
-    const text = await response.text().catch((err: unknown) => {
-      throw new ReportError(`${where}: reading the answer failed: ${causeOf(err)}`);
-    });
+    const { response, text } = await fetchAnswer(url, where);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -98,8 +183,10 @@ export function prometheusClient(baseUrl: string, options: ClientOptions = {}): 
     if (answer.status !== 'success') {
       const detail = [answer.errorType, answer.error].filter((x) => typeof x === 'string');
       throw new ReportError(
-        `${where} answered HTTP ${response.status}, status ${String(answer.status)}` +
-          (detail.length > 0 ? `: ${oneLine(detail.join(': '))}` : ''),
+        scrub(
+          `${where} answered HTTP ${response.status}, status ${String(answer.status)}` +
+            (detail.length > 0 ? `: ${oneLine(detail.join(': '))}` : ''),
+        ),
       );
     }
     return answer.data;
@@ -150,9 +237,9 @@ export function labelKey(labels: Readonly<Record<string, string>>): string {
   return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function causeOf(err: unknown): string {
+function causeOf(err: unknown, timeoutMs: number): string {
   if (err instanceof Error) {
-    if (err.name === 'TimeoutError') return 'no answer in time';
+    if (err.name === 'TimeoutError') return `no answer in ${timeoutMs / 1000} s`;
     const cause = (err as { cause?: unknown }).cause;
     if (cause instanceof Error) {
       const code = (cause as { code?: unknown }).code;
@@ -163,6 +250,7 @@ function causeOf(err: unknown): string {
   return oneLine(String(err));
 }
 
+/** A server's text on one line, with nothing that could drive the terminal (text.ts). */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().slice(0, 300);
+  return plainText(text).replace(/\s+/g, ' ').trim().slice(0, 300);
 }

@@ -4,6 +4,7 @@
  * printable, and readable without colour (every colour has a text or pattern beside it).
  */
 import type { DayFigures, EnvironmentReport, Figures, Report } from './compute.js';
+import { markdownText, plainText } from './text.js';
 
 export const FORMATS = ['markdown', 'html', 'json'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -43,7 +44,7 @@ function summaryRows(f: Figures): Array<[string, string]> {
 }
 
 function mdTable(header: string[], rows: string[][]): string {
-  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  const esc = markdownText;
   return [
     `| ${header.map(esc).join(' | ')} |`,
     `| ${header.map(() => '---').join(' | ')} |`,
@@ -114,7 +115,12 @@ function sections(
 function markdown(report: Report): string {
   const out = [`# ISA API availability report`, '', `${report.from} to ${report.to} (UTC)`];
   for (const env of report.environments) {
-    out.push('', `## ${env.environment}`, '', mdTable(['Figure', 'Value'], summaryRows(env)));
+    out.push(
+      '',
+      `## ${markdownText(env.environment)}`,
+      '',
+      mdTable(['Figure', 'Value'], summaryRows(env)),
+    );
     for (const section of sections(env)) {
       out.push('', `### ${section.title}`, '');
       out.push(
@@ -128,7 +134,7 @@ function markdown(report: Report): string {
 }
 
 const escapeHtml = (s: string): string =>
-  s.replace(
+  plainText(s).replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );

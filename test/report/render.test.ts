@@ -73,6 +73,32 @@ describe('report forms', () => {
     expect(md).toContain('### Per location');
   });
 
+  it('label values reach Markdown and HTML as text: no controls, escapes or markup', () => {
+    const hostile = 'fra\n## Injected\u001b[31m red\u001b]0;title\u0007 | *bold* [link](x)\r';
+    const env = report.environments[0];
+    if (env === undefined) throw new Error('fixture');
+    const tampered: Report = {
+      ...report,
+      environments: [
+        {
+          ...env,
+          environment: hostile,
+          locations: [{ ...figures, location: hostile }],
+          incidents: [{ ...figures.incidents[0]!, cause: hostile }],
+        },
+      ],
+    };
+    for (const format of ['markdown', 'html'] as const) {
+      const text = render(tampered, format);
+      // eslint-disable-next-line no-control-regex -- what must not be there
+      expect(text.replace(/\n/g, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      expect(text).not.toContain('\n## Injected');
+    }
+    const md = render(tampered, 'markdown');
+    expect(md).toContain('## fra ## Injected red \\| \\*bold\\* \\[link\\](x)');
+    expect(md).toContain('| fra ## Injected red \\| \\*bold\\* \\[link\\](x)  |');
+  });
+
   it('JSON is the report as is', () => {
     expect(JSON.parse(render(report, 'json'))).toEqual(report);
   });
