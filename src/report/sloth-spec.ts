@@ -260,8 +260,16 @@ function readSli(raw: unknown, path: PropertyKey[], keys: Keys, check: Checker):
     return undefined;
   }
   if (events) {
-    const errorQuery = checkQuery(events[keys.errorQuery], [...path, 'events', keys.errorQuery], check);
-    const totalQuery = checkQuery(events[keys.totalQuery], [...path, 'events', keys.totalQuery], check);
+    const errorQuery = checkQuery(
+      events[keys.errorQuery],
+      [...path, 'events', keys.errorQuery],
+      check,
+    );
+    const totalQuery = checkQuery(
+      events[keys.totalQuery],
+      [...path, 'events', keys.totalQuery],
+      check,
+    );
     if (errorQuery !== undefined && errorQuery === totalQuery) {
       check.problem([...path, 'events'], 'the error and total queries cannot be the same');
     }
@@ -269,10 +277,17 @@ function readSli(raw: unknown, path: PropertyKey[], keys: Keys, check: Checker):
     return { kind: 'events', errorQuery, totalQuery };
   }
   if (ratio) {
-    const query = checkQuery(ratio[keys.errorRatioQuery], [...path, 'raw', keys.errorRatioQuery], check);
+    const query = checkQuery(
+      ratio[keys.errorRatioQuery],
+      [...path, 'raw', keys.errorRatioQuery],
+      check,
+    );
     return query === undefined ? undefined : { kind: 'raw', errorRatioQuery: query };
   }
-  check.problem(path, 'needs one SLI type: events (error and total queries) or raw (an error ratio query)');
+  check.problem(
+    path,
+    'needs one SLI type: events (error and total queries) or raw (an error ratio query)',
+  );
   return undefined;
 }
 
@@ -287,7 +302,12 @@ function readAlerting(
   for (const key of Object.keys(alerting)) if (!known.includes(key)) check.warn([...path, key]);
   const name = typeof alerting['name'] === 'string' ? alerting['name'] : '';
   const labels = checkLabels(alerting['labels'], [...path, 'labels'], check);
-  const annotations = checkLabels(alerting['annotations'], [...path, 'annotations'], check, 'annotation');
+  const annotations = checkLabels(
+    alerting['annotations'],
+    [...path, 'annotations'],
+    check,
+    'annotation',
+  );
   const alert = (key: string) => checkAlert(alerting[key], name, [...path, key], check);
   return {
     name,

@@ -91,7 +91,8 @@ export function checkPlugins(value: unknown, path: PropertyKey[], check: Checker
   }
   list.forEach((plugin, i) => {
     const id = asRecord(plugin)?.['id'];
-    if (typeof id !== 'string' || id === '') check.problem([...path, 'chain', i, 'id'], 'is required');
+    if (typeof id !== 'string' || id === '')
+      check.problem([...path, 'chain', i, 'id'], 'is required');
   });
 }
 
@@ -99,7 +100,11 @@ export function checkPlugins(value: unknown, path: PropertyKey[], check: Checker
  * A query with the `{{.window}}` range (as Sloth requires), whose brackets balance once the
  * window is filled in; Prometheus itself parses the rest when it evaluates it.
  */
-export function checkQuery(value: unknown, path: PropertyKey[], check: Checker): string | undefined {
+export function checkQuery(
+  value: unknown,
+  path: PropertyKey[],
+  check: Checker,
+): string | undefined {
   if (typeof value !== 'string' || value.trim() === '') {
     check.problem(path, 'is required');
     return undefined;
