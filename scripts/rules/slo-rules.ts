@@ -20,6 +20,12 @@ import {
   type Objective,
   type SloSpec,
 } from '../../src/report/sloth-spec.js';
+import {
+  errorRatio,
+  inMaintenance,
+  overWindow,
+  sliceErrorRatio,
+} from '../../src/report/slo-queries.js';
 
 export { SLO_SPEC_PATH, type Objective, type SloSpec };
 export const SLO_GROUP = 'isa-monitor-slo';
@@ -66,13 +72,6 @@ export function readSloSpec(root: string): SloSpec {
   return spec;
 }
 
-/** The objective's error ratio over a window, as Sloth writes it for each SLI kind. */
-function errorRatio(slo: Objective, window: string): string {
-  const over = (query: string) => query.replaceAll(/\{\{ *\.window *\}\}/g, window).trim();
-  if (slo.sli.kind === 'raw') return `(${over(slo.sli.errorRatioQuery)})`;
-  return [`(${over(slo.sli.errorQuery)})`, '/', `(${over(slo.sli.totalQuery)} > 0)`].join('\n');
-}
-
 /**
  * The fewest events a burn-rate window must hold before it may alert: enough that one bad event
  * alone stays under the burn rate (1 / N <= factor x budget). A young monitor, or one just
@@ -106,7 +105,7 @@ export function errorBudget(objective: Objective): number {
  */
 function enoughEvents(slo: Objective, window: string, minimum: number): string[] {
   if (slo.sli.kind === 'raw') return [];
-  const total = slo.sli.totalQuery.replaceAll(/\{\{ *\.window *\}\}/g, window).trim();
+  const total = overWindow(slo.sli.totalQuery, window);
   return ['  and on (environment)', `  ${total} >= ${minimum}`];
 }
 
@@ -148,11 +147,7 @@ export function sloRulesFragment(spec: SloSpec): string {
     );
     record(
       'slo:sli_error:ratio_rate5m',
-      [
-        errorRatio(slo, '5m'),
-        'unless on (environment)',
-        'max by (environment) (max_over_time(isa_maintenance_active{job="isa-monitor"}[5m])) == 1',
-      ].join('\n'),
+      sliceErrorRatio(slo),
       { ...common, sloth_window: '5m' },
       '5-minute slices with events, outside maintenance windows: what the period averages.',
     );
@@ -198,7 +193,7 @@ export function sloRulesFragment(spec: SloSpec): string {
         `  max without (sloth_window) (${window(short)}) / ${budget} > ${factor}`,
         ...enoughEvents(slo, long, minimumEvents(factor, budget)),
         '  unless on (environment)',
-        `  max by (environment) (max_over_time(isa_maintenance_active{job="isa-monitor"}[${short}])) == 1`,
+        `  ${inMaintenance(short)}`,
         ')',
       ].join('\n'),
     ).join('\nor\n');

@@ -1,5 +1,5 @@
 import { buildReport } from '../report/compute.js';
-import { defaultSpecPath, loadObjectives } from '../report/objectives.js';
+import { defaultSpecPath, loadSpecs, objectivesOf } from '../report/objectives.js';
 import { prometheusClient, ReportError } from '../report/prometheus.js';
 import { FORMATS, render, type Format } from '../report/render.js';
 import { COMMAND_USAGE } from './usage.js';
@@ -47,7 +47,7 @@ export async function reportCommand(args: string[], io: CliIO): Promise<number> 
   }
   const progress = io.errIsTTY === true;
   try {
-    const objectives = await loadObjectives(values.slo ?? defaultSpecPath());
+    const specs = await loadSpecs(values.slo ?? defaultSpecPath());
     const client = prometheusClient(values.prometheus, {
       onRequest: progress
         ? ({ expr, chunk, chunks }) =>
@@ -57,7 +57,8 @@ export async function reportCommand(args: string[], io: CliIO): Promise<number> 
     const report = await buildReport(client, {
       from,
       to,
-      objectives,
+      objectives: objectivesOf(specs),
+      specs,
       ...(values.environment === undefined ? {} : { environment: values.environment }),
     });
     io.out(render(report, format));
