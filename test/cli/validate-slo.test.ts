@@ -44,12 +44,7 @@ describe('isa-monitor validate-slo', () => {
   it('refuses an objective defined in two files, as Sloth does', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'isa-slo-'));
     const copy = join(dir, 'copy.yaml');
-    await writeFile(
-      copy,
-      await import('node:fs').then((fs) =>
-        fs.readFileSync(`${FIXTURES}/good/good-k8s.yaml`, 'utf8'),
-      ),
-    );
+    await writeFile(copy, readFileSync(`${FIXTURES}/good/good-k8s.yaml`, 'utf8'));
     const run = await runCli(['validate-slo', `${FIXTURES}/good/good-k8s.yaml`, copy]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
