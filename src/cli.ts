@@ -39,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./cli/check.js')).checkCommand,
   simulate: async () => (await import('./cli/simulate.js')).simulateCommand,
   'validate-config': async () => (await import('./cli/validate-config.js')).validateConfigCommand,
+  'validate-slo': async () => (await import('./cli/validate-slo.js')).validateSloCommand,
   report: async () => (await import('./cli/report.js')).reportCommand,
 };
 

@@ -16,9 +16,16 @@ import { join } from 'node:path';
 import {
   SLO_SPEC_PATH,
   parseSloSpec,
+  sloId,
   type Objective,
   type SloSpec,
 } from '../../src/report/sloth-spec.js';
+import {
+  errorRatio,
+  inMaintenance,
+  overWindow,
+  sliceErrorRatio,
+} from '../../src/report/slo-queries.js';
 
 export { SLO_SPEC_PATH, type Objective, type SloSpec };
 export const SLO_GROUP = 'isa-monitor-slo';
@@ -38,9 +45,31 @@ export const BURN_WINDOWS = [
   { long: '3d', short: '6h', factor: 1 },
 ] as const;
 
-/** Reads and checks the spec (src/report/sloth-spec.ts); every problem names its key. */
+/**
+ * What `sloth_slo_info` says wrote the rules: the values Sloth's CLI gives a prometheus/v1 spec
+ * (`sloth_mode`, `sloth_spec`), and this generator for the version (docs/alerts.md, "Objectives").
+ */
+export const SLOTH_INFO = {
+  sloth_mode: 'cli-gen-prom',
+  sloth_spec: 'prometheus/v1',
+  sloth_version: 'isa-monitor',
+} as const;
+
+/**
+ * Reads and checks the spec (src/report/sloth-spec.ts); every problem names its key. This
+ * generator writes tickets only (the fast pages page sooner, docs/alerts.md, "Objectives"), so
+ * each objective's page alert must be disabled.
+ */
 export function readSloSpec(root: string): SloSpec {
-  return parseSloSpec(readFileSync(join(root, SLO_SPEC_PATH), 'utf8'), SLO_SPEC_PATH);
+  const spec = parseSloSpec(readFileSync(join(root, SLO_SPEC_PATH), 'utf8'), SLO_SPEC_PATH);
+  spec.slos.forEach((slo, i) => {
+    if (!slo.alerting.pageAlert.disable) {
+      throw new Error(
+        `${SLO_SPEC_PATH}: slos[${i}].alerting.page_alert: must be disabled: the fast pages page (docs/alerts.md)`,
+      );
+    }
+  });
+  return spec;
 }
 
 /**
@@ -58,7 +87,9 @@ export function minimumEvents(factor: number, budget: number): number {
  * `prettier --check`): plain when it is a simple word, else single-quoted.
  */
 function yamlScalar(value: string): string {
-  return /^[A-Za-z0-9][A-Za-z0-9 ._-]*$/.test(value) && !/^(true|false|null|yes|no|~)$/i.test(value)
+  return /^[A-Za-z0-9][A-Za-z0-9 ._-]*$/.test(value) &&
+    !/^(true|false|null|yes|no|~)$/i.test(value) &&
+    Number.isNaN(Number(value))
     ? value
     : `'${value.replaceAll("'", "''")}'`;
 }
@@ -66,6 +97,16 @@ function yamlScalar(value: string): string {
 /** The error budget of `objective` (percent), as a ratio, without binary rounding noise. */
 export function errorBudget(objective: Objective): number {
   return Number((1 - objective.objective / 100).toFixed(10));
+}
+
+/**
+ * A burn-rate window alerts only with enough events in it; a raw SLI counts no events, so its
+ * windows have no such floor.
+ */
+function enoughEvents(slo: Objective, window: string, minimum: number): string[] {
+  if (slo.sli.kind === 'raw') return [];
+  const total = overWindow(slo.sli.totalQuery, window);
+  return ['  and on (environment)', `  ${total} >= ${minimum}`];
 }
 
 /** The rules fragment (a rules file of one group) for the spec. */
@@ -84,13 +125,14 @@ export function sloRulesFragment(spec: SloSpec): string {
   const labelLines = (labels: Record<string, string>) =>
     Object.entries(labels).map(([key, value]) => `          ${key}: ${yamlScalar(value)}`);
   for (const slo of spec.slos) {
-    const id = `${spec.service}-${slo.name}`;
+    const id = sloId(spec, slo);
     const budget = errorBudget(slo);
     const common = {
       sloth_id: id,
       sloth_service: spec.service,
       sloth_slo: slo.name,
       ...spec.labels,
+      ...slo.labels,
     };
     const selector = `{sloth_id="${id}"}`;
     const window = (w: string) => `slo:sli_error:ratio_rate${w}${selector}`;
@@ -103,23 +145,16 @@ export function sloRulesFragment(spec: SloSpec): string {
       ...(slo === spec.slos[0] ? [] : ['']),
       `      # ---- ${slo.name}: ${slo.description} Objective ${slo.objective} % over ${PERIOD}. ----`,
     );
-    const over = (query: string, w: string) => query.replaceAll('{{.window}}', w);
     record(
       'slo:sli_error:ratio_rate5m',
-      [
-        `(${over(slo.errorQuery, '5m')})`,
-        '/',
-        `(${over(slo.totalQuery, '5m')} > 0)`,
-        'unless on (environment)',
-        'max by (environment) (max_over_time(isa_maintenance_active{job="isa-monitor"}[5m])) == 1',
-      ].join('\n'),
+      sliceErrorRatio(slo),
       { ...common, sloth_window: '5m' },
       '5-minute slices with events, outside maintenance windows: what the period averages.',
     );
     for (const w of WINDOWS) {
       record(
         `slo:sli_error:ratio_rate${w}`,
-        [`(${over(slo.errorQuery, w)})`, '/', `(${over(slo.totalQuery, w)} > 0)`].join('\n'),
+        errorRatio(slo, w),
         { ...common, sloth_window: w },
         w === WINDOWS[0] ? 'The burn-rate windows, from the counters themselves.' : '',
       );
@@ -145,21 +180,25 @@ export function sloRulesFragment(spec: SloSpec): string {
       `1 - slo:period_burn_rate:ratio${selector}`,
       common,
     );
+    record('sloth_slo_info', 'vector(1)', {
+      ...common,
+      ...SLOTH_INFO,
+      sloth_objective: String(slo.objective),
+    });
     const burn = BURN_WINDOWS.map(({ long, short, factor }) =>
       [
         '(',
         `  max without (sloth_window) (${window(long)}) / ${budget} > ${factor}`,
         '  and',
         `  max without (sloth_window) (${window(short)}) / ${budget} > ${factor}`,
-        '  and on (environment)',
-        `  ${over(slo.totalQuery, long)} >= ${minimumEvents(factor, budget)}`,
+        ...enoughEvents(slo, long, minimumEvents(factor, budget)),
         '  unless on (environment)',
-        `  max by (environment) (max_over_time(isa_maintenance_active{job="isa-monitor"}[${short}])) == 1`,
+        `  ${inMaintenance(short)}`,
         ')',
       ].join('\n'),
     ).join('\nor\n');
     lines.push(
-      `      - alert: ${slo.alertName}`,
+      `      - alert: ${slo.alerting.name}`,
       '        # Tickets only. A pair of windows is silent while its short window holds maintenance',
       '        # minutes, so a window neither opens a ticket nor leaves one behind; the value is the',
       '        # long window burn rate.',
@@ -167,11 +206,11 @@ export function sloRulesFragment(spec: SloSpec): string {
       indent(burn, 10),
       '        for: 5m',
       '        labels:',
-      `          severity: ${slo.ticketSeverity}`,
+      `          severity: ${slo.alerting.ticketAlert.labels['severity'] ?? 'warning'}`,
       `          sloth_slo: ${slo.name}`,
       '          sloth_severity: ticket',
       '        annotations:',
-      `          summary: ${yamlScalar(slo.summary)}`,
+      `          summary: ${yamlScalar(slo.alerting.annotations['summary'] ?? '')}`,
       `          description: '${slo.name} of the {{ $labels.environment }} ISA API burns its ${String(Number((budget * 100).toFixed(6)))}% error budget {{ printf "%.1f" $value }} times faster than the ${slo.objective}% objective allows.'`,
       '          runbook_url: https://github.com/isa-monitor/isa-monitor/blob/main/docs/runbooks.md#isasloerrorbudgetburn',
     );

@@ -1,5 +1,5 @@
 import { buildReport } from '../report/compute.js';
-import { defaultSpecPath, loadObjectives } from '../report/objectives.js';
+import { defaultSpecPath, loadSpecs, objectivesOf } from '../report/objectives.js';
 import { readBoundedText } from '../config/files.js';
 import { describeFileError } from '../config/secrets.js';
 import {
@@ -59,7 +59,7 @@ export async function reportCommand(args: string[], io: CliIO): Promise<number> 
   const progress = io.errIsTTY === true;
   const connection = connectionOptions(values);
   try {
-    const objectives = await loadObjectives(values.slo ?? defaultSpecPath());
+    const specs = await loadSpecs(values.slo ?? defaultSpecPath());
     const client = prometheusClient(values.prometheus, {
       ...connection,
       onRequest: progress
@@ -70,7 +70,8 @@ export async function reportCommand(args: string[], io: CliIO): Promise<number> 
     const report = await buildReport(client, {
       from,
       to,
-      objectives,
+      objectives: objectivesOf(specs),
+      specs,
       ...(values.environment === undefined ? {} : { environment: values.environment }),
     });
     io.out(render(report, format));

@@ -16,6 +16,7 @@ Usage:
   isa-monitor simulate [--port P] [--host H] [--api-key KEY ...]
                                              run the ISA API simulator
   isa-monitor validate-config --config FILE  validate a config file, touch no network
+  isa-monitor validate-slo FILE...           validate objectives' specs (Sloth prometheus/v1)
   isa-monitor report --prometheus URL --from ISO --to ISO [--environment NAME]
                      [--format markdown|html|json]
                                              availability, incidents and objectives from
@@ -88,6 +89,13 @@ Runs the ISA API simulator. Prints its base URL as the first line on stdout.
 
 Loads and validates the config, prints every problem at once (one per line, with its
 key path), touches no network. Exit 0 when valid, 2 when not.`,
+
+  'validate-slo': `Usage: isa-monitor validate-slo FILE...
+
+Checks objectives' specs as Sloth reads them: prometheus/v1 or Sloth's Kubernetes
+PrometheusServiceLevel, one or several YAML documents per file. Prints every problem at
+once (file, document, key path), touches no network. Keys Sloth ignores are printed as
+warnings. Exit 0 when every file is valid, 2 when not.`,
 
   report: `Usage: isa-monitor report --prometheus URL --from ISO --to ISO [--environment NAME]
                           [--format markdown|html|json] [--slo FILE]

@@ -13,6 +13,8 @@
 import type { Objectives } from './objectives.js';
 import { budgetRemaining } from './objectives.js';
 import { ReportError, type PrometheusClient, type RangeSeries } from './prometheus.js';
+import { sloFigures, type SloFigure } from './slo-figures.js';
+import type { SloSpec } from './sloth-spec.js';
 import {
   counterSteps,
   gaugeAtStepStarts,
@@ -89,6 +91,8 @@ export interface Report {
   from: string;
   to: string;
   environments: EnvironmentReport[];
+  /** Every objective of the spec, from its own queries (docs/cli.md, "Objectives of the spec"). */
+  slos?: SloFigure[];
 }
 
 export interface ReportRequest {
@@ -97,6 +101,8 @@ export interface ReportRequest {
   to: number;
   environment?: string;
   objectives: Objectives;
+  /** The spec's documents: each objective is computed from its queries. */
+  specs?: readonly SloSpec[];
 }
 
 export async function buildReport(
@@ -121,7 +127,9 @@ export async function buildReport(
     const last = [...s.points].reverse().find(([, v]) => v > 0)?.[1];
     intervals.set(name, last ?? intervals.get(name) ?? DEFAULT_PING_INTERVAL);
   }
-  if (intervals.size === 0) {
+  const slos = await sloFigures(client, request.specs ?? [], from, to);
+  // A spec of another service's objectives is reported without isa-monitor's own series.
+  if (intervals.size === 0 && slos.length === 0) {
     throw new ReportError(
       `no isa_ping_attempts_total series between ${iso(from)} and ${iso(to)}` +
         (request.environment === undefined ? '' : ` for environment "${request.environment}"`),
@@ -131,7 +139,7 @@ export async function buildReport(
   for (const [name, interval] of [...intervals].sort(([a], [b]) => (a < b ? -1 : 1))) {
     environments.push(await environmentReport(client, request, name, interval));
   }
-  return { from: iso(from), to: iso(to), environments };
+  return { from: iso(from), to: iso(to), environments, slos };
 }
 
 async function environmentReport(

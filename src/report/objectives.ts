@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ReportError } from './prometheus.js';
-import { SLO_SPEC_PATH, parseSloSpec, type SloSpec } from './sloth-spec.js';
+import { SLO_SPEC_PATH, readSloSpecs, type SloSpec } from './sloth-spec.js';
 
 /** Objective name → target ratio (99.5 → 0.995). */
 export type Objectives = ReadonlyMap<string, number>;
@@ -28,26 +28,32 @@ export function defaultSpecPath(): string | null {
   }
 }
 
-/** The spec's objectives as ratios; the spec is read as the rules' generator reads it. */
-export function parseObjectives(text: string, source: string): Objectives {
-  let spec: SloSpec;
-  try {
-    spec = parseSloSpec(text, source);
-  } catch (err) {
-    throw new ReportError((err as Error).message);
-  }
-  return new Map(spec.slos.map((slo) => [slo.name, slo.objective / 100]));
+/** Every document of a spec file, read as `validate-slo` reads it; a problem is a ReportError. */
+export function parseSpecs(text: string, source: string): SloSpec[] {
+  const read = readSloSpecs(text, source);
+  if (read.problems.length > 0) throw new ReportError(read.problems.join('; '));
+  return read.specs;
 }
 
-export async function loadObjectives(path: string | null): Promise<Objectives> {
-  if (path === null) return new Map();
+/** The spec's objectives as ratios, by name; the spec is read as the rules' generator reads it. */
+export function parseObjectives(text: string, source: string): Objectives {
+  return objectivesOf(parseSpecs(text, source));
+}
+
+export function objectivesOf(specs: readonly SloSpec[]): Objectives {
+  return new Map(specs.flatMap((spec) => spec.slos.map((slo) => [slo.name, slo.objective / 100])));
+}
+
+/** The spec file's documents; none without a file. */
+export async function loadSpecs(path: string | null): Promise<SloSpec[]> {
+  if (path === null) return [];
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     throw new ReportError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  return parseObjectives(text, path);
+  return parseSpecs(text, path);
 }
 
 /** 1 − (1 − sli) / (1 − objective): the share of the period's error budget left. */

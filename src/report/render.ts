@@ -4,6 +4,7 @@
  * printable, and readable without colour (every colour has a text or pattern beside it).
  */
 import type { DayFigures, EnvironmentReport, Figures, Report } from './compute.js';
+import { sloTable } from './slo-figures.js';
 import { markdownText, plainText } from './text.js';
 
 export const FORMATS = ['markdown', 'html', 'json'] as const;
@@ -130,6 +131,11 @@ function markdown(report: Report): string {
       );
     }
   }
+  if (report.slos && report.slos.length > 0) {
+    const table = sloTable(report.slos);
+    out.push('', '## Objectives of the spec', '', mdTable(table.header, table.rows), '');
+    out.push(...table.notes.map((note) => `- ${markdownText(note)}`));
+  }
   return `${out.join('\n')}\n`;
 }
 
@@ -226,6 +232,13 @@ function htmlEnvironment(env: EnvironmentReport): string {
   return parts.join('\n');
 }
 
+function htmlSlos(report: Report): string {
+  if (!report.slos || report.slos.length === 0) return '';
+  const table = sloTable(report.slos);
+  const notes = table.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('');
+  return `<section><h2>Objectives of the spec</h2>\n${htmlTable(table.header, table.rows)}\n<ul class="note">${notes}</ul></section>`;
+}
+
 function html(report: Report): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -240,6 +253,7 @@ section{margin-top:2rem}
 <h1>ISA API availability report</h1>
 <p>${escapeHtml(report.from)} to ${escapeHtml(report.to)} (UTC). Availability counts failed scheduled pings (server errors, timeouts, network errors, unexpected statuses or bodies) among all scheduled pings, leaving out maintenance windows.</p>
 ${report.environments.map(htmlEnvironment).join('\n')}
+${htmlSlos(report)}
 </body></html>
 `;
 }
