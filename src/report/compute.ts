@@ -128,8 +128,10 @@ export async function buildReport(
     intervals.set(name, last ?? intervals.get(name) ?? DEFAULT_PING_INTERVAL);
   }
   const slos = await sloFigures(client, request.specs ?? [], from, to);
-  // A spec of another service's objectives is reported without isa-monitor's own series.
-  if (intervals.size === 0 && slos.length === 0) {
+  // A spec of another service's objectives is reported without isa-monitor's own series; a
+  // named environment, or objectives without a single slice of data, still need them.
+  const sloData = slos.some((slo) => slo.series.some((series) => series.slices > 0));
+  if (intervals.size === 0 && (request.environment !== undefined || !sloData)) {
     throw new ReportError(
       `no isa_ping_attempts_total series between ${iso(from)} and ${iso(to)}` +
         (request.environment === undefined ? '' : ` for environment "${request.environment}"`),
