@@ -1,8 +1,9 @@
 /**
  * What differs between a baseline shape and what an operation returns now, by severity
  * (docs/drift.md, "Severities"):
- * - breaking: a field the spec requires is gone or of another type. The response_schema contract
- *   check already counts these; drift names them beside the rest, linked to that check.
+ * - breaking: a field the spec requires is gone, or holds a type the spec does not allow. The
+ *   response_schema contract check already fails on these; drift names them beside the rest, as
+ *   that check's (`contract_violation`).
  * - warning: what breaks integrations later: a new enum value, null where never null, a type that
  *   widened or changed, a field or a header we rely on that was always there and is gone, another
  *   content type, a body far outside the sizes seen.
@@ -50,50 +51,46 @@ export const RELIED_HEADERS: ReadonlySet<string> = new Set([
 /** A body this many times larger than the largest seen, or smaller than the smallest, is out of range. */
 export const SIZE_FACTOR = 4;
 
-/** The values the spec documents for an enum-like path: never drift, even when not seen yet. */
-export type DocumentedValues = (path: string) => readonly string[] | undefined;
-
-/** A violation of the spec's schema, as the response validation reports it. */
-export interface Violation {
-  path: string;
-  message: string;
+/**
+ * What the spec says of an operation's responses (`api/spec-shape.ts`): the paths it requires
+ * with the types allowed, and the values it documents for its enumerations.
+ */
+export interface SpecView {
+  required: ReadonlyMap<string, readonly JsonType[]>;
+  documented: ReadonlyMap<string, readonly string[]>;
 }
 
+const NO_SPEC: SpecView = { required: new Map(), documented: new Map() };
+
 /** Every difference between `baseline` and `seen`, the shape of what is returned now. */
-export function compareShapes(
-  baseline: Shape,
-  seen: Shape,
-  documented: DocumentedValues = () => undefined,
-  violations: readonly Violation[] = [],
-): Finding[] {
+export function compareShapes(baseline: Shape, seen: Shape, spec: SpecView = NO_SPEC): Finding[] {
   return [
-    ...violations.map(violationFinding),
-    ...Object.entries(seen.paths).flatMap(([path, now]) =>
-      comparePath(baseline, path, now, documented),
-    ),
-    ...goneFields(baseline, seen),
+    ...Object.entries(seen.paths).flatMap(([path, now]) => comparePath(baseline, path, now, spec)),
+    ...goneFields(baseline, seen, spec),
     ...compareHeaders(baseline, seen),
     ...compareSize(baseline, seen),
   ];
-}
-
-function violationFinding(violation: Violation): Finding {
-  return finding('contract_violation', violation.path, 'as the spec requires', violation.message);
 }
 
 function finding(kind: DifferenceKind, path: string, baseline: string, seen: string): Finding {
   return { kind, severity: DIFFERENCE_KINDS[kind], path, baseline, seen };
 }
 
-function comparePath(
-  baseline: Shape,
-  path: string,
-  now: PathShape,
-  documented: DocumentedValues,
-): Finding[] {
+function comparePath(baseline: Shape, path: string, now: PathShape, spec: SpecView): Finding[] {
   const before = baseline.paths[path];
   if (before === undefined) return newPath(baseline, path, now);
-  return [...compareTypes(path, before, now), ...newValues(path, before, now, documented)];
+  const typeChanges = compareTypes(path, before, now).map((found) => breaking(found, now, spec));
+  return [...typeChanges, ...newValues(path, before, now, spec)];
+}
+
+/**
+ * A type change the spec does not allow at a path it requires is breaking: the response_schema
+ * check already fails on it, and drift names it beside the rest as that check's.
+ */
+function breaking(found: Finding, now: PathShape, spec: SpecView): Finding {
+  const allowed = spec.required.get(found.path);
+  if (allowed === undefined || now.types.every((type) => allowed.includes(type))) return found;
+  return { ...found, kind: 'contract_violation', severity: 'breaking' };
 }
 
 /**
@@ -124,20 +121,18 @@ function compareTypes(path: string, before: PathShape, now: PathShape): Finding[
   return out;
 }
 
-function newValues(
-  path: string,
-  before: PathShape,
-  now: PathShape,
-  documented: DocumentedValues,
-): Finding[] {
-  const known = new Set([...(before.values ?? []), ...(documented(path) ?? [])]);
+function newValues(path: string, before: PathShape, now: PathShape, spec: SpecView): Finding[] {
+  const known = new Set([...(before.values ?? []), ...(spec.documented.get(path) ?? [])]);
   const fresh = (now.values ?? []).filter((value) => !known.has(value));
   if (fresh.length === 0) return [];
   return [finding('new_value', path, list(before.values ?? []), list(fresh))];
 }
 
-/** A field present in every object the baseline saw around it, absent from what is seen now. */
-function goneFields(baseline: Shape, seen: Shape): Finding[] {
+/**
+ * A field present in every object the baseline saw around it, absent from what is seen now: a
+ * warning, or breaking where the spec requires it.
+ */
+function goneFields(baseline: Shape, seen: Shape, spec: SpecView): Finding[] {
   const out: Finding[] = [];
   for (const [path, before] of Object.entries(baseline.paths)) {
     const parent = parentPath(path);
@@ -145,7 +140,8 @@ function goneFields(baseline: Shape, seen: Shape): Finding[] {
     const around = baseline.paths[parent]?.objects ?? 0;
     const aroundNow = seen.paths[parent]?.objects ?? 0;
     if (around > 0 && before.count >= around && aroundNow > 0) {
-      out.push(finding('field_gone', path, 'always present', 'absent'));
+      const kind = spec.required.has(path) ? 'contract_violation' : 'field_gone';
+      out.push(finding(kind, path, 'always present', 'absent'));
     }
   }
   return out;

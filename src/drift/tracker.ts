@@ -5,7 +5,7 @@
  * redacted example, and closes once the operation has answered without it for a while; a person
  * accepts what is now seen as the new baseline.
  */
-import { compareShapes, type DocumentedValues, type Finding, type Violation } from './compare.js';
+import { compareShapes, type Finding, type SpecView } from './compare.js';
 import { emptyShape, learn, merge, shapeOf, type ObservedResponse, type Shape } from './shape.js';
 import { exampleAt } from './example.js';
 
@@ -49,9 +49,8 @@ export function newOperationDrift(now: Date): OperationDrift {
 /** What `observe` needs besides the response. */
 export interface Observation {
   response: ObservedResponse;
-  /** The spec's violations of this response (already counted by the response_schema check). */
-  violations?: readonly Violation[];
-  documented?: DocumentedValues;
+  /** What the spec says of the operation's responses: required paths, documented values. */
+  spec?: SpecView;
   /** Redacts secrets (the API key) from an example's text. */
   redact?: (text: string) => string;
   now: Date;
@@ -62,12 +61,7 @@ export function observe(drift: OperationDrift, observation: Observation): boolea
   if (drift.learningSince !== null) return learnBaseline(drift, observation);
   const shape = shapeOf(observation.response);
   merge(drift.seen, shape);
-  const findings = compareShapes(
-    drift.baseline,
-    shape,
-    observation.documented,
-    observation.violations,
-  );
+  const findings = compareShapes(drift.baseline, shape, observation.spec);
   const opened = record(drift, findings, observation);
   const closed = age(drift, new Set(findings.map(keyOf)), observation.now);
   return opened || closed;
@@ -127,8 +121,8 @@ function age(drift: OperationDrift, seenNow: ReadonlySet<string>, now: Date): bo
 
 /**
  * Makes what is now seen part of the baseline and clears the open differences: a deliberate
- * act, recorded with who did it. A breaking difference comes back with the next violation, since
- * the spec, not the baseline, decides those.
+ * act, recorded with who did it. A breaking difference comes back with the next response that
+ * shows it, since the spec, not the baseline, decides those.
  */
 export function accept(drift: OperationDrift, by: string, now: Date): void {
   merge(drift.baseline, drift.seen);

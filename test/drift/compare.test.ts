@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareShapes, type Finding } from '../../src/drift/compare.js';
-import { emptyShape, learn, shapeOf, type Shape } from '../../src/drift/shape.js';
+import { emptyShape, learn, shapeOf, type JsonType, type Shape } from '../../src/drift/shape.js';
 import { creation, response, TOKEN } from './bodies.js';
 
 /** A baseline learned from the healthy answers: available and pending, both forms of `data`. */
@@ -49,10 +49,12 @@ describe('differences from a baseline, by severity', () => {
         seen: '"throttled"',
       },
     ]);
-    const documented = (path: string) =>
-      path === 'qualify_status' ? ['available', 'no_service', 'pending', 'failed'] : undefined;
+    const spec = {
+      required: new Map(),
+      documented: new Map([['qualify_status', ['available', 'no_service', 'pending', 'failed']]]),
+    };
     const failed = shapeOf(response(creation({ qualify_status: 'failed' })));
-    expect(compareShapes(baseline(), failed, documented)).toEqual([]);
+    expect(compareShapes(baseline(), failed, spec)).toEqual([]);
   });
 
   it('warns of null where there never was null', () => {
@@ -110,18 +112,28 @@ describe('differences from a baseline, by severity', () => {
     expect(kinds(compare(creation(), { bytes: 50 }))).toEqual(['warning size_out_of_range (size)']);
   });
 
-  it("names the spec's violations as breaking, with the validation's path and message", () => {
-    const violations = [{ path: 'meta.session_token', message: 'Required' }];
-    const found = compareShapes(baseline(), shapeOf(response(creation())), undefined, violations);
-    expect(found).toEqual([
+  it('makes a required field gone, or of a type the spec does not allow, breaking', () => {
+    const spec = {
+      required: new Map<string, JsonType[]>([
+        ['request_status', ['string']],
+        ['meta.service_data_set', ['string']],
+      ]),
+      documented: new Map(),
+    };
+    const { request_status: _dropped, ...withoutStatus } = creation();
+    const gone = compareShapes(baseline(), shapeOf(response(withoutStatus)), spec);
+    expect(gone).toEqual([
       {
         kind: 'contract_violation',
         severity: 'breaking',
-        path: 'meta.session_token',
-        baseline: 'as the spec requires',
-        seen: 'Required',
+        path: 'request_status',
+        baseline: 'always present',
+        seen: 'absent',
       },
     ]);
-    expect(JSON.stringify(found)).not.toContain(TOKEN);
+    const meta = { ...(creation().meta as object), service_data_set: 20261101 };
+    const changed = compareShapes(baseline(), shapeOf(response(creation({ meta }))), spec);
+    expect(kinds(changed)).toEqual(['breaking contract_violation meta.service_data_set']);
+    expect(JSON.stringify([gone, changed])).not.toContain(TOKEN);
   });
 });
