@@ -494,13 +494,15 @@ export class ApiClient implements ApiTransport {
       };
     }
     const statusCode = exchange.statusCode;
+    const raw = exchange.body();
     const decoded: DecodedBody =
       outcome.kind === 'too_large'
-        ? tooLargeBody(exchange.body(), this.#redact)
-        : decodeBody(exchange.body(), headers['content-type'], this.#redact, this.#redactBody);
+        ? tooLargeBody(raw, this.#redact)
+        : decodeBody(raw, headers['content-type'], this.#redact, this.#redactBody);
     return {
       ...common,
       statusCode,
+      bodyBytes: raw.length,
       ...decoded,
       transportError: null,
       requestId: extractRequestId(statusCode, decoded.body, this.#redact),

@@ -100,6 +100,8 @@ export interface ApiResponse {
   /** Parsed JSON, or undefined (no body, or a `bodyError`). */
   body: unknown;
   bodyError: BodyError | null;
+  /** Bytes of the body as it arrived (at most the client's cap); only with a status code. */
+  bodyBytes?: number;
   /** Start of the body, sanitized, at most 200 characters; only with a `bodyError`. */
   bodySnippet: string | null;
   transportError: TransportError | null;

@@ -1,0 +1,212 @@
+/**
+ * Every environment's drift, as the measurement engine keeps it (docs/drift.md): it observes each
+ * API response, reports the open differences of an operation when they change, and keeps the
+ * baselines on disk. Accepting happens in another process (`isa-monitor drift accept`) on the
+ * file: the book notices the file changed under it, takes the accepted operations from it, and
+ * writes only under the same lock, so an accept is never overwritten.
+ */
+import { stat } from 'node:fs/promises';
+import type { SpecView } from './compare.js';
+import { readDriftState, writeDriftState, type DriftState } from './store.js';
+import {
+  accept,
+  countBySeverity,
+  newOperationDrift,
+  observe,
+  type OperationDrift,
+} from './tracker.js';
+import type { ObservedResponse } from './shape.js';
+
+/** The key of error envelopes: every operation's non-2xx JSON answers share one shape. */
+export const ERROR_ENVELOPE = 'error';
+
+/** How often the book looks for an accept made on the file, and writes what it learned. */
+export const DRIFT_SYNC_MS = 5_000;
+/** The longest a learned response waits to be written, when nothing else changed. */
+export const DRIFT_WRITE_MS = 60_000;
+
+/** One response, as the book reads it from the API client. */
+export interface DriftResponse {
+  operation: string;
+  statusCode: number | null;
+  headers: Readonly<Record<string, string>>;
+  body: unknown;
+  bodyBytes?: number;
+}
+
+export type DriftCounts = ReturnType<typeof countBySeverity>;
+
+export interface DriftBookOptions {
+  path: string;
+  /** The spec's view of a key's responses: an operation, or `error`. */
+  specOf: (key: string) => SpecView | undefined;
+  /** Called when the open differences of an operation change. */
+  onChange: (environment: string, operation: string, counts: DriftCounts) => void;
+  /** Runs a write of the file under the inter-process lock. */
+  withLock: <T>(fn: () => Promise<T>) => Promise<T>;
+  onWriteError: (err: unknown) => void;
+  now?: () => Date;
+}
+
+export class DriftBook {
+  #state: DriftState;
+  #fileMtimeMs: number | null = null;
+  #dirty = false;
+  #lastWrite = 0;
+  #timer: NodeJS.Timeout | null = null;
+
+  private constructor(
+    state: DriftState,
+    private readonly options: DriftBookOptions,
+  ) {
+    this.#state = state;
+  }
+
+  /** Reads the file (setting an unreadable one aside) and starts syncing with it. */
+  static async open(
+    options: DriftBookOptions,
+  ): Promise<{ book: DriftBook; recovered: string | null }> {
+    const read = await readDriftState(options.path);
+    const book = new DriftBook(read.state, options);
+    book.#fileMtimeMs = await mtimeOf(options.path);
+    book.#timer = setInterval(() => void book.sync(), DRIFT_SYNC_MS);
+    book.#timer.unref();
+    return { book, recovered: read.recovered };
+  }
+
+  /** The open differences of every operation known, for the metrics at start-up. */
+  counts(): { environment: string; operation: string; counts: DriftCounts }[] {
+    return Object.entries(this.#state).flatMap(([environment, operations]) =>
+      Object.entries(operations).map(([operation, drift]) => ({
+        environment,
+        operation,
+        counts: countBySeverity(drift),
+      })),
+    );
+  }
+
+  /** Learns from or compares one response of `environment`. */
+  observe(environment: string, response: DriftResponse, redact?: (text: string) => string): void {
+    if (response.statusCode === null || response.body === undefined) return;
+    const key = response.statusCode < 300 ? response.operation : ERROR_ENVELOPE;
+    const drift = this.#operation(environment, key);
+    const observed: ObservedResponse = {
+      body: response.body,
+      headers: response.headers,
+      bytes: response.bodyBytes ?? 0,
+    };
+    const spec = this.options.specOf(key);
+    const changed = observe(drift, {
+      response: observed,
+      now: this.#now(),
+      ...(spec ? { spec } : {}),
+      ...(redact ? { redact } : {}),
+    });
+    this.#dirty = true;
+    if (changed) {
+      this.options.onChange(environment, key, countBySeverity(drift));
+      void this.sync(true);
+    }
+  }
+
+  #operation(environment: string, key: string): OperationDrift {
+    const operations = (this.#state[environment] ??= {});
+    return (operations[key] ??= newOperationDrift(this.#now()));
+  }
+
+  /**
+   * Takes accepts made on the file since it was last read, then writes what was learned when
+   * `force`d or due. Never throws: a failed write is reported and tried again at the next sync.
+   */
+  async sync(force = false): Promise<void> {
+    try {
+      await this.options.withLock(async () => {
+        await this.#takeAccepts();
+        const due = this.#now().getTime() - this.#lastWrite >= DRIFT_WRITE_MS;
+        if (!this.#dirty || (!force && !due)) return;
+        await writeDriftState(this.options.path, this.#state);
+        this.#dirty = false;
+        this.#lastWrite = this.#now().getTime();
+        this.#fileMtimeMs = await mtimeOf(this.options.path);
+      });
+    } catch (err) {
+      this.options.onWriteError(err);
+    }
+  }
+
+  async #takeAccepts(): Promise<void> {
+    const mtime = await mtimeOf(this.options.path);
+    if (mtime === null || mtime === this.#fileMtimeMs) return;
+    this.#fileMtimeMs = mtime;
+    const { state } = await readDriftState(this.options.path);
+    for (const [environment, operations] of Object.entries(state)) {
+      for (const [key, onDisk] of Object.entries(operations)) {
+        const held = this.#state[environment]?.[key];
+        if (!acceptedLater(onDisk, held)) continue;
+        (this.#state[environment] ??= {})[key] = onDisk;
+        this.options.onChange(environment, key, countBySeverity(onDisk));
+        this.#dirty = true;
+      }
+    }
+  }
+
+  /** Writes what is left and stops syncing. */
+  async close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.sync(true);
+  }
+
+  #now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+}
+
+function acceptedLater(onDisk: OperationDrift, held: OperationDrift | undefined): boolean {
+  if (onDisk.accepted === undefined) return false;
+  if (held?.accepted === undefined) return true;
+  return Date.parse(onDisk.accepted.at) > Date.parse(held.accepted.at);
+}
+
+async function mtimeOf(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/** What `acceptBaselines` accepted: the operations, by name. */
+export interface AcceptResult {
+  accepted: string[];
+  /** Open differences cleared, over all the accepted operations. */
+  cleared: number;
+}
+
+/**
+ * Accepts what an environment's operations (or one of them) now return as their baselines, on
+ * the file, under the lock: the deliberate act of `isa-monitor drift accept`. A running daemon
+ * takes it at its next sync (`DRIFT_SYNC_MS`).
+ */
+export async function acceptBaselines(options: {
+  path: string;
+  environment: string;
+  operation?: string;
+  by: string;
+  now: Date;
+  withLock: <T>(fn: () => Promise<T>) => Promise<T>;
+}): Promise<AcceptResult> {
+  return options.withLock(async () => {
+    const { state } = await readDriftState(options.path);
+    const operations = state[options.environment] ?? {};
+    const result: AcceptResult = { accepted: [], cleared: 0 };
+    for (const [key, drift] of Object.entries(operations)) {
+      if (options.operation !== undefined && key !== options.operation) continue;
+      result.cleared += Object.keys(drift.differences).length;
+      accept(drift, options.by, options.now);
+      result.accepted.push(key);
+    }
+    if (result.accepted.length > 0) await writeDriftState(options.path, state);
+    return result;
+  });
+}
