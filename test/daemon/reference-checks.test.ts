@@ -12,7 +12,7 @@ import { parseConfigText } from '../../src/config/index.js';
 import { startDaemon, type Daemon } from '../../src/daemon.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually } from '../support/cli.js';
-import { BUILD } from '../metrics/fixtures.js';
+import { BUILD } from '../support/build.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 
 const KEY = 'reference-key-0123456789abcdef';

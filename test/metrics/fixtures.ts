@@ -11,20 +11,20 @@ import {
   type Metrics,
   type MetricsEnvironment,
 } from '../../src/metrics/registry.js';
+import { BUILD } from '../support/build.js';
 import { CHECK_FIXTURES } from '../support/check-fixtures.js';
 import { testEnvironment } from '../support/harness.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 
 export { T0 };
 export { pingResult } from '../../src/checks/ping/fixtures.js';
+export { BUILD };
 export { lifecycleResult } from '../../src/checks/lifecycle/fixtures.js';
 
 /** An environment with every registered check enabled. */
 export function environment(name: string): MetricsEnvironment {
   return { name };
 }
-
-export const BUILD = { version: '1.2.3', revision: 'abc1234', nodejs: 'v20.20.2' };
 
 /**
  * A registry for production and sandbox, without process metrics (keeps tests deterministic)

@@ -2,7 +2,7 @@
 import { pino } from 'pino';
 import { parseConfigText } from '../../src/config/index.js';
 import { startDaemon, type Daemon } from '../../src/daemon.js';
-import { BUILD } from '../metrics/fixtures.js';
+import { BUILD } from '../support/build.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 
 /** Validates `yaml` as a config file would be (with `env` as the process environment) and starts it. */
