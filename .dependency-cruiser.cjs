@@ -18,7 +18,14 @@ const LAYERS = [
   { name: 'kernel', paths: ['kernel/'] },
   {
     name: 'foundations',
-    paths: ['api/', 'maintenance/', 'dashboard-kit/', 'version\\.ts$', 'v8-tiering\\.ts$'],
+    paths: [
+      'api/',
+      'drift/',
+      'maintenance/',
+      'dashboard-kit/',
+      'version\\.ts$',
+      'v8-tiering\\.ts$',
+    ],
   },
   { name: 'limits', paths: ['limits/'] },
   { name: 'config', paths: ['config/'] },
