@@ -165,6 +165,21 @@ export class EnvironmentRuntime {
     return this.reaperTimeoutMs + 5_000;
   }
 
+  /**
+   * Closes, after a run of `check`, what the ledger still lists for this process: each close with
+   * the check's own request timeout, and the whole within its cleanup bound (`cleanupTimeoutFor`),
+   * so a run's last cleanup never waits on another check's longer timeout (docs/configuration.md,
+   * "The session ledger"). Never throws; returns how many sessions are still open.
+   */
+  async sweepAfter(check: { name: string }, signal?: AbortSignal): Promise<number> {
+    const bound = AbortSignal.timeout(this.cleanupTimeoutFor(check));
+    return this.reaper.sweep({
+      force: true,
+      signal: signal ? AbortSignal.any([signal, bound]) : bound,
+      timeoutMs: this.section(check).requestTimeoutMs,
+    });
+  }
+
   intervalFor(check: { name: string }): number {
     return this.section(check).intervalMs;
   }
