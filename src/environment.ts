@@ -158,8 +158,9 @@ export class EnvironmentRuntime {
   }
 
   /**
-   * How long one background sweep of leftover sessions may take: one close and its cleanup
-   * headroom, as a run's cleanup. A sweep that meets it stops, and the next sweep goes on.
+   * How long one sweep of leftover sessions not tied to a run (a removed environment's) may take:
+   * one close with the longest request timeout and its cleanup headroom. A sweep that meets it
+   * stops, and the next sweep goes on. The sweep after a run has that check's bound (`sweepAfter`).
    */
   sweepTimeoutMs(): number {
     return this.reaperTimeoutMs + 5_000;
