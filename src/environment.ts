@@ -158,11 +158,27 @@ export class EnvironmentRuntime {
   }
 
   /**
-   * How long one background sweep of leftover sessions may take: one close and its cleanup
-   * headroom, as a run's cleanup. A sweep that meets it stops, and the next sweep goes on.
+   * How long one sweep of leftover sessions not tied to a run (a removed environment's) may take:
+   * one close with the longest request timeout and its cleanup headroom. A sweep that meets it
+   * stops, and the next sweep goes on. The sweep after a run has that check's bound (`sweepAfter`).
    */
   sweepTimeoutMs(): number {
     return this.reaperTimeoutMs + 5_000;
+  }
+
+  /**
+   * Closes, after a run of `check`, what the ledger still lists for this process: each close with
+   * the check's own request timeout, and the whole within its cleanup bound (`cleanupTimeoutFor`),
+   * so a run's last cleanup never waits on another check's longer timeout (docs/configuration.md,
+   * "The session ledger"). Never throws; returns how many sessions are still open.
+   */
+  async sweepAfter(check: { name: string }, signal?: AbortSignal): Promise<number> {
+    const bound = AbortSignal.timeout(this.cleanupTimeoutFor(check));
+    return this.reaper.sweep({
+      force: true,
+      signal: signal ? AbortSignal.any([signal, bound]) : bound,
+      timeoutMs: this.section(check).requestTimeoutMs,
+    });
   }
 
   intervalFor(check: { name: string }): number {

@@ -47,6 +47,7 @@ import {
 import {
   CALLER_ABORT_CODE,
   DEADLINE_CODE,
+  UNEXPECTED_UPGRADE_CODE,
   classifyTransportError,
   redactor,
 } from './transport-errors.js';
@@ -578,12 +579,25 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(
-    _controller: Dispatcher.DispatchController,
+    controller: Dispatcher.DispatchController,
     statusCode: number,
     headers: IncomingHttpHeaders,
   ): void {
-    // 1xx informational responses precede the real one.
-    if (this.#outcome !== null || statusCode < 200) return;
+    if (this.#outcome !== null) return;
+    // A client that never asks to switch protocols cannot be answered 101: undici would take
+    // what follows for an upgrade it did not request and fail on an internal assertion. The
+    // exchange ends here, as a protocol error with a code of its own.
+    if (statusCode === 101) {
+      const error = new CallCancelledError(
+        UNEXPECTED_UPGRADE_CODE,
+        'the server switched protocols (101) without being asked',
+      );
+      this.fail(error);
+      controller.abort(error);
+      return;
+    }
+    // Other 1xx informational responses precede the real one.
+    if (statusCode < 200) return;
     this.headersAt = this.#arrival();
     this.statusCode = statusCode;
     this.responseHeaders = headers;

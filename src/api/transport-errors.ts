@@ -13,6 +13,10 @@ export type { TransportError, TransportReason } from '../kernel/api.js';
 export const DEADLINE_CODE = 'REQUEST_TIMEOUT';
 /** Code of a call whose caller aborted it through its `signal`. */
 export const CALLER_ABORT_CODE = 'REQUEST_ABORTED';
+/** Code of a `101 Switching Protocols` answer to a request that asked for no upgrade. */
+export const UNEXPECTED_UPGRADE_CODE = 'UNEXPECTED_UPGRADE';
+/** Code of Node's failed `assert`, which undici uses for states a broken peer can reach. */
+const ASSERTION_CODE = 'ERR_ASSERTION';
 /** Code when an error carries no usable code at all. */
 export const UNKNOWN_CODE = 'UNKNOWN';
 
@@ -35,7 +39,7 @@ const MAX_MESSAGE_LENGTH = 200;
  * Classifies an error thrown or reported by undici (or Node's net/tls/dns underneath it). The
  * egress proxy's own failures (a `PROXY_*` code) are `proxy_error`; anything else that is neither
  * a timeout nor an abort is a `network_error`: refused, reset, DNS failures, TLS failures, a
- * closed client.
+ * closed client, an answer that breaks HTTP (an unrequested `101`, `UNEXPECTED_UPGRADE`).
  */
 export function classifyTransportError(
   err: unknown,
@@ -48,7 +52,13 @@ export function classifyTransportError(
   if (PROXY_CODES.has(code)) reason = 'proxy_error';
   else if (TIMEOUT_CODES.has(code) || name === 'TimeoutError') reason = 'timeout';
   else if (ABORT_CODES.has(code) || name === 'AbortError') reason = 'aborted';
-  const message = err instanceof Error ? err.message : String(err);
+  // An assertion's text is the library's source (`false == true`), meaningless to an operator.
+  const message =
+    code === ASSERTION_CODE
+      ? 'the HTTP client rejected a malformed answer'
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return { reason, code, message: sanitizeText(message, redact, MAX_MESSAGE_LENGTH) };
 }
 

@@ -118,7 +118,8 @@ async function runOnce(
     await runtime.reaper.sweep({ force: true, signal: abort.signal });
     const result = await runtime.run(check, abort.signal);
     await runtime.tracking.settled();
-    await runtime.reaper.sweep({ force: true, signal: abort.signal });
+    // Bounded by this check's own request timeout, not the longest of all checks.
+    await runtime.sweepAfter(check, abort.signal);
     const left = ledger.count(environment.name);
     if (left > 0) {
       io.err(`warning: ${left} synthetic session(s) could not be closed; listed in ${stateFile}`);

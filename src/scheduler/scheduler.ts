@@ -318,7 +318,7 @@ export class Scheduler {
       this.afterScheduled(key, result);
       // Leftovers are closed between runs of session-creating checks, never under a run that
       // owns them, and never inside a run's in-flight mark (see the module comment).
-      if (!this.sessionsInUse(env, check)) this.sweep(env);
+      if (!this.sessionsInUse(env, check)) this.sweep(env, check);
     }).finally(() => {
       if (this.inFlight.get(key) === run) this.inFlight.delete(key);
     });
@@ -371,12 +371,14 @@ export class Scheduler {
   /**
    * Closes `env`'s leftover sessions in the background: one sweep at a time per environment, under
    * a deadline of its own (a sweep that meets it stops, and the next goes on), never holding a run.
+   * After a run of `check`, its closes have that check's request timeout and the sweep its cleanup
+   * bound: the bounds its own settings make plain, not those of the slowest check.
    */
-  private sweep(env: EnvironmentRuntime): void {
+  private sweep(env: EnvironmentRuntime, check: AnyCheck): void {
     if (this.stopping || this.sweeps.has(env.name)) return;
-    const bound = deadline(env.sweepTimeoutMs(), this.sweepsAbort.signal);
+    const bound = deadline(env.cleanupTimeoutFor(check), this.sweepsAbort.signal);
     const sweep = env.reaper
-      .sweep({ signal: bound.signal })
+      .sweep({ signal: bound.signal, timeoutMs: env.section(check).requestTimeoutMs })
       .then(
         () => {},
         (err: unknown) => this.opts.log.warn({ err, environment: env.name }, 'sweep failed'),

@@ -58,9 +58,12 @@ export class SessionReaper {
   /**
    * Adopts what dead processes left, then tries to close every listed token whose backoff has
    * elapsed (all of them with `force`). Stops early when the gate is closed. Never throws;
-   * returns how many of this process's sessions are still open.
+   * returns how many of this process's sessions are still open. `timeoutMs`: each close's request
+   * timeout, when a run's own bounds it rather than the reaper's (docs/configuration.md).
    */
-  async sweep(opts: { force?: boolean; signal?: AbortSignal } = {}): Promise<number> {
+  async sweep(
+    opts: { force?: boolean; signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<number> {
     const { ledger, environment } = this.opts;
     // A forced sweep (start-up, shutdown) always reads the ledger; the others may stop at a stat.
     await this.adopt(opts.force === true);
@@ -69,7 +72,7 @@ export class SessionReaper {
       if (this.held.has(entry.token)) continue;
       const retry = this.retries.get(entry.token);
       if (!opts.force && retry && retry.nextAt > this.now()) continue;
-      await this.closeOne(entry.token, opts.signal);
+      await this.closeOne(entry.token, opts.signal, opts.timeoutMs);
     }
     return ledger.count(environment);
   }
@@ -105,12 +108,12 @@ export class SessionReaper {
     }
   }
 
-  private async closeOne(token: string, signal?: AbortSignal): Promise<void> {
+  private async closeOne(token: string, signal?: AbortSignal, timeoutMs?: number): Promise<void> {
     const { client, ledger, environment, budget, gate, log } = this.opts;
     try {
       await admit(gate, budget, { maxWaitMs: 0, ...(signal ? { signal } : {}) });
       const response = await closeSession(client, token, {
-        timeoutMs: this.opts.timeoutMs,
+        timeoutMs: timeoutMs ?? this.opts.timeoutMs,
         ...(signal ? { signal } : {}),
       });
       gate.observe(response.statusCode, response.retryAfterMs);

@@ -68,6 +68,15 @@ describe('classifyTransportError', () => {
     );
   });
 
+  it("replaces an internal assertion's text with a fixed message", () => {
+    const err = coded('ERR_ASSERTION', 'false == true');
+    expect(classifyTransportError(err, none)).toEqual({
+      reason: 'network_error',
+      code: 'ERR_ASSERTION',
+      message: 'the HTTP client rejected a malformed answer',
+    });
+  });
+
   it('handles non-errors', () => {
     expect(classifyTransportError('nope', none)).toEqual({
       reason: 'network_error',
