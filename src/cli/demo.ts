@@ -3,6 +3,7 @@
  * on short intervals, so every panel and alert has something to show within minutes.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { CHECK_LIST } from '../checks/index.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +25,10 @@ export async function startDemo(
   listen: { host: string; port: number },
 ): Promise<Demo> {
   const keys = DEMO_ENVIRONMENTS.map(() => `demo-${randomBytes(12).toString('hex')}`);
+  // Over HTTPS with a client certificate, as a partner that wants mutual TLS: the tls check shows
+  // the partner's certificate and ours (docs/configuration.md, "Client certificates").
   const simulator = await startSimulator({
+    tls: { clientCertificateDays: DEMO_CLIENT_CERTIFICATE_DAYS },
     apiKeys: keys,
     mode: 'fast',
     // Long enough to show on the ingest-lag panel, short against the demo's lag bound.
@@ -39,17 +43,24 @@ export async function startDemo(
   const keyEnv = Object.fromEntries(
     DEMO_ENVIRONMENTS.map((name, i) => [demoKeyVar(name), keys[i]]),
   );
+  const stateDir = join(tmpdir(), `isa-monitor-demo-${process.pid}`);
+  const files = await writeDemoCertificates(stateDir, simulator);
   const loaded = validateConfigDocument(
     {
       listen,
-      state_file: join(tmpdir(), `isa-monitor-demo-${process.pid}`, 'sessions.json'),
+      state_file: join(stateDir, 'sessions.json'),
       environments: DEMO_ENVIRONMENTS.map((name) => ({
         name,
         base_url: `${simulator.url}/env/${name}`,
         api_key_env: demoKeyVar(name),
+        ca_file: files.ca,
+        client_cert_file: files.cert,
+        client_key_file: files.key,
         request_budget_per_second: 5,
         ping: { interval: '15s', timeout: '5s' },
         providers: { interval: '1m', timeout: '20s' },
+        // Both certificates on the status page within a minute, not an hour.
+        tls: { interval: '1m' },
         coverage: { interval: '1m', timeout: '20s', states: ['CO', 'NY'], min_providers: 1 },
         lifecycle: {
           interval: '30s',
@@ -83,6 +94,28 @@ export async function startDemo(
     throw new Error(`the demo configuration is invalid:\n${formatProblems(problems)}`);
   }
   return { simulator, apiKeys: keys, config: loaded.config };
+}
+
+/** The demo's client certificate is valid for this many days: a month, far from its ticket. */
+const DEMO_CLIENT_CERTIFICATE_DAYS = 30;
+
+/** Writes the simulator's CA and the client certificate it issued, for the demo's config. */
+async function writeDemoCertificates(
+  dir: string,
+  simulator: RunningSimulator,
+): Promise<{ ca: string; cert: string; key: string }> {
+  const certificates = simulator.certificates;
+  if (!certificates?.client) throw new Error('the demo simulator made no client certificate');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const files = {
+    ca: join(dir, 'simulator-ca.pem'),
+    cert: join(dir, 'client.pem'),
+    key: join(dir, 'client-key.pem'),
+  };
+  await writeFile(files.ca, certificates.caPem);
+  await writeFile(files.cert, certificates.client.certPem);
+  await writeFile(files.key, certificates.client.keyPem, { mode: 0o600 });
+  return files;
 }
 
 function demoKeyVar(environment: string): string {

@@ -63,7 +63,7 @@ export interface StartSimulatorOptions extends SimulatorOptions {
 export async function startSimulator(options: StartSimulatorOptions): Promise<RunningSimulator> {
   const { app, state, faults } = createSimulator(options);
   const host = options.host ?? '127.0.0.1';
-  // Loaded only when asked for: the certificate library stays out of plain-HTTP uses (demo mode).
+  // Loaded only when asked for: the certificate library stays out of plain-HTTP uses.
   const certificates =
     options.tls === undefined
       ? null
