@@ -13,6 +13,7 @@ import { EnvironmentRuntime } from '../environment.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SHUTDOWN_SWEEP_MS, Scheduler } from '../scheduler/scheduler.js';
 import { SessionLedger, type CreateIntent } from '../sessions/ledger.js';
+import { closeRemovedSessions } from '../sessions/removed.js';
 import { UNRECOVERABLE_MESSAGE, unrecoverableFields } from '../sessions/unrecoverable.js';
 import { startLagSampler } from './lag.js';
 import type { EnvironmentConfig, MonitorConfig } from '../config/index.js';
@@ -129,7 +130,17 @@ export async function startEngine(
   emit({ type: 'ready', schedule: scheduler.schedule, leftoverSessions: 0 });
 
   const stopSweep = new AbortController();
-  const sweeps = [sweepLeftovers(environments, ledger, log, stopSweep.signal)];
+  const sweeps = [
+    sweepLeftovers(environments, ledger, log, stopSweep.signal).then(() =>
+      closeRemovedSessions({
+        ledger,
+        configured: [...current.values()].map((env) => env.config),
+        userAgent: init.userAgent,
+        log,
+        signal: stopSweep.signal,
+      }),
+    ),
+  ];
   /** Runtimes a reload replaced or removed, until their runs are done and they are closed. */
   const retiring = new Set<Promise<void>>();
   /** Removed environments whose sessions are still being closed, by name. */
@@ -245,7 +256,9 @@ async function sweepLeftovers(
   signal: AbortSignal,
 ): Promise<void> {
   await Promise.all(environments.map((env) => env.reaper.sweep({ force: true, signal })));
-  const leftovers = ledger.list().length;
+  // Those of environments no longer configured are closed next, and reported on their own.
+  const names = new Set(environments.map((env) => env.name));
+  const leftovers = ledger.list().filter((entry) => names.has(entry.environment)).length;
   if (leftovers > 0) {
     log.warn(
       { sessions: leftovers },
