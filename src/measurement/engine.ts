@@ -189,6 +189,9 @@ export async function startEngine(
         report.removed.push(name);
         current.delete(name);
         retire(runtime, scheduler.remove(name), true);
+        // Its series outlives the reload while the ledger holds its sessions (docs/metrics.md).
+        const open = ledger.count(name);
+        if (open > 0) emit({ type: 'sessions_open', environment: name, count: open });
       }
       const scheduled: EnvironmentRuntime[] = [];
       const next = new Map<string, EnvironmentRuntime>();
@@ -238,14 +241,26 @@ export async function startEngine(
       await Promise.all(retiring);
       await Promise.all([...current.values()].map((env) => env.close()));
       ledger.close();
-      const open = ledger.list().length;
-      if (open > 0)
-        log.warn(
-          { sessions: open },
-          'synthetic sessions still open at exit; the next start closes them',
-        );
+      reportOpenAtExit(ledger, log);
     },
   };
+}
+
+/**
+ * One line per environment whose sessions are still open at exit, under its own name. The next
+ * start closes them, those of an environment no longer configured too when their entries recorded
+ * an address and a key it can find (sessions/removed.ts).
+ */
+function reportOpenAtExit(ledger: SessionLedger, log: CheckLogger): void {
+  const counts = new Map<string, number>();
+  for (const { environment } of ledger.list())
+    counts.set(environment, (counts.get(environment) ?? 0) + 1);
+  for (const [environment, sessions] of counts) {
+    log.warn(
+      { environment, sessions },
+      'synthetic sessions still open at exit; the next start closes them',
+    );
+  }
 }
 
 /** The start-up sweep, in the background: adopt what dead processes left and close it. */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSession } from '../../src/api/sessions.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
-import type { MonitorConfig } from '../../src/config/index.js';
+import type { EnvironmentConfig, MonitorConfig } from '../../src/config/index.js';
 import { startEngine, type MeasurementEngine } from '../../src/measurement/engine.js';
 import type { MeasurementEvent } from '../../src/measurement/messages.js';
 import { API_KEY, testEnvironment, testRuntime } from '../support/harness.js';
@@ -55,17 +55,21 @@ async function leftBehind(): Promise<{ stateFile: string; token: string }> {
   return { stateFile, token };
 }
 
-/** Starts the engine with only `production` configured, keyed `productionKey`. */
-async function restart(stateFile: string, productionKey: string, events: MeasurementEvent[]) {
-  const production = testEnvironment(`${sim.url}/env/production`, { apiKey: productionKey });
-  const config: MonitorConfig = {
+function monitorConfig(stateFile: string, environments: EnvironmentConfig[]): MonitorConfig {
+  return {
     listen: { host: '127.0.0.1', port: 0 },
     stateFile,
     logLevel: 'info',
     shutdownTimeoutMs: 1_000,
     history: { windowMs: 86_400_000, runs: 100 },
-    environments: [production],
+    environments,
   };
+}
+
+/** Starts the engine with only `production` configured, keyed `productionKey`. */
+async function restart(stateFile: string, productionKey: string, events: MeasurementEvent[]) {
+  const production = testEnvironment(`${sim.url}/env/production`, { apiKey: productionKey });
+  const config = monitorConfig(stateFile, [production]);
   engine = await startEngine({ config, userAgent: 'isa-monitor/test' }, (e) => events.push(e), {
     checks: CHECK_LIST,
   });
@@ -90,7 +94,8 @@ describe('sessions of an environment no longer configured', () => {
     );
     const adopted = logs(events).find((l) => l.msg.includes('left open by a previous run'));
     expect(adopted?.fields).toMatchObject({ environment: 'gone', sessions: 1 });
-    expect(await readFile(stateFile, 'utf8')).not.toContain(token);
+    // The entry leaves the ledger once the close is confirmed (just after the API saw it).
+    await expect.poll(() => readFile(stateFile, 'utf8'), { timeout: 5_000 }).not.toContain(token);
   });
 
   it("fall back to a configured environment's key when its fingerprint matches", async () => {
@@ -124,5 +129,35 @@ describe('sessions of an environment no longer configured', () => {
     const text = JSON.stringify(events) + (await readFile(stateFile, 'utf8'));
     expect(text).not.toContain(API_KEY);
     expect(text).not.toContain(OTHER_KEY);
+  });
+
+  it('keep their count after a reload removed their environment, while the ledger holds them', async () => {
+    const stateFile = join(await mkdtemp(join(tmpdir(), 'isa-removed-')), 'sessions.json');
+    // Left by a killed process: a token the API does not know, so its close gets a 404 and it
+    // stays listed.
+    const dead = spawnSync('true').pid;
+    const entry = { environment: 'gone', token: 'no-such-token', createdAt: 1 };
+    const owner = { id: 'killed', pid: dead };
+    await writeFile(
+      stateFile,
+      JSON.stringify({ version: 2, sessions: [{ ...entry, owner }], intents: [] }),
+    );
+    const production = testEnvironment(`${sim.url}/env/production`);
+    const gone = testEnvironment(`${sim.url}/env/gone`, { name: 'gone' });
+    const events: MeasurementEvent[] = [];
+    engine = await startEngine(
+      { config: monitorConfig(stateFile, [production, gone]), userAgent: 'isa-monitor/test' },
+      (e) => events.push(e),
+      { checks: CHECK_LIST },
+    );
+    const closeFailed = () => logs(events).some((l) => l.msg.includes('could not close'));
+    await expect.poll(closeFailed, { timeout: 5_000 }).toBe(true);
+    const before = events.length;
+    engine.reload(monitorConfig(stateFile, [production]));
+    expect(events.slice(before)).toContainEqual({
+      type: 'sessions_open',
+      environment: 'gone',
+      count: 1,
+    });
   });
 });
