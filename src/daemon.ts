@@ -217,7 +217,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         recorder.recordAbandoned(event.environment, event.check);
         break;
       case 'sessions_open':
-        recorder.setSessionsOpen(event.environment, event.count);
+        // A removed environment's series lives while the ledger holds its sessions.
+        if (!configured.has(event.environment) && event.count === 0)
+          recorder.forgetSessionsOpen(event.environment);
+        else recorder.setSessionsOpen(event.environment, event.count);
         history.setSessionsOpen(event.environment, event.count);
         break;
       case 'session_unrecoverable':
@@ -371,6 +374,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
  * left to record. A session reported unrecoverable is not: the runtime of a removed environment
  * still sweeps its sessions (docs/configuration.md, "Reload"), and one nobody can close is what
  * `IsaSyntheticSessionsUnrecoverable` must still see, so it is counted whatever the configuration.
+ * Nor is the open-session count: the ledger's sessions of a removed environment are what
+ * `IsaSyntheticSessionsLeaking` must see until they are closed (sessions/removed.ts).
  */
 export function fromRemovedEnvironment(
   event: MeasurementEvent,
@@ -382,7 +387,6 @@ export function fromRemovedEnvironment(
     case 'skip':
     case 'abandoned':
     case 'follow_up':
-    case 'sessions_open':
       return !configured.has(event.environment);
     default:
       return false;

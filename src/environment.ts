@@ -101,6 +101,13 @@ export class EnvironmentRuntime {
     );
     const { ledger } = opts;
     const name = config.name;
+    // Recorded with each new session, so a later process can close it even once the
+    // environment is no longer configured (sessions/removed.ts).
+    ledger.describe(name, {
+      baseUrl: config.baseUrl,
+      keySource: config.apiKeySource,
+      apiKey: config.apiKey,
+    });
     const onUnrecoverable = opts.onUnrecoverable ?? (() => {});
     this.reaper = new SessionReaper({
       environment: name,

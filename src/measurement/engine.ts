@@ -13,6 +13,7 @@ import { EnvironmentRuntime } from '../environment.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SHUTDOWN_SWEEP_MS, Scheduler } from '../scheduler/scheduler.js';
 import { SessionLedger, type CreateIntent } from '../sessions/ledger.js';
+import { closeRemovedSessions } from '../sessions/removed.js';
 import { UNRECOVERABLE_MESSAGE, unrecoverableFields } from '../sessions/unrecoverable.js';
 import { startLagSampler } from './lag.js';
 import type { EnvironmentConfig, MonitorConfig } from '../config/index.js';
@@ -129,7 +130,17 @@ export async function startEngine(
   emit({ type: 'ready', schedule: scheduler.schedule, leftoverSessions: 0 });
 
   const stopSweep = new AbortController();
-  const sweeps = [sweepLeftovers(environments, ledger, log, stopSweep.signal)];
+  const sweeps = [
+    sweepLeftovers(environments, ledger, log, stopSweep.signal).then(() =>
+      closeRemovedSessions({
+        ledger,
+        configured: [...current.values()].map((env) => env.config),
+        userAgent: init.userAgent,
+        log,
+        signal: stopSweep.signal,
+      }),
+    ),
+  ];
   /** Runtimes a reload replaced or removed, until their runs are done and they are closed. */
   const retiring = new Set<Promise<void>>();
   /** Removed environments whose sessions are still being closed, by name. */
@@ -178,6 +189,9 @@ export async function startEngine(
         report.removed.push(name);
         current.delete(name);
         retire(runtime, scheduler.remove(name), true);
+        // Its series outlives the reload while the ledger holds its sessions (docs/metrics.md).
+        const open = ledger.count(name);
+        if (open > 0) emit({ type: 'sessions_open', environment: name, count: open });
       }
       const scheduled: EnvironmentRuntime[] = [];
       const next = new Map<string, EnvironmentRuntime>();
@@ -227,14 +241,26 @@ export async function startEngine(
       await Promise.all(retiring);
       await Promise.all([...current.values()].map((env) => env.close()));
       ledger.close();
-      const open = ledger.list().length;
-      if (open > 0)
-        log.warn(
-          { sessions: open },
-          'synthetic sessions still open at exit; the next start closes them',
-        );
+      reportOpenAtExit(ledger, log);
     },
   };
+}
+
+/**
+ * One line per environment whose sessions are still open at exit, under its own name. The next
+ * start closes them, those of an environment no longer configured too when their entries recorded
+ * an address and a key it can find (sessions/removed.ts).
+ */
+function reportOpenAtExit(ledger: SessionLedger, log: CheckLogger): void {
+  const counts = new Map<string, number>();
+  for (const { environment } of ledger.list())
+    counts.set(environment, (counts.get(environment) ?? 0) + 1);
+  for (const [environment, sessions] of counts) {
+    log.warn(
+      { environment, sessions },
+      'synthetic sessions still open at exit; the next start closes them',
+    );
+  }
 }
 
 /** The start-up sweep, in the background: adopt what dead processes left and close it. */
@@ -245,7 +271,9 @@ async function sweepLeftovers(
   signal: AbortSignal,
 ): Promise<void> {
   await Promise.all(environments.map((env) => env.reaper.sweep({ force: true, signal })));
-  const leftovers = ledger.list().length;
+  // Those of environments no longer configured are closed next, and reported on their own.
+  const names = new Set(environments.map((env) => env.name));
+  const leftovers = ledger.list().filter((entry) => names.has(entry.environment)).length;
   if (leftovers > 0) {
     log.warn(
       { sessions: leftovers },

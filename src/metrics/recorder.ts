@@ -172,6 +172,14 @@ export class Recorder {
     this.metrics.syntheticSessionsUnrecoverable.inc({ environment }, 0);
   }
 
+  /**
+   * Drops the open-session series of an environment no longer configured once the ledger holds
+   * none of its sessions (until then `setSessionsOpen` keeps it, for `IsaSyntheticSessionsLeaking`).
+   */
+  forgetSessionsOpen(environment: string): void {
+    this.metrics.syntheticSessionsOpen.remove({ environment });
+  }
+
   /** The sink `check` writes its metrics of `environment` through. */
   private sink(check: AnyCheck, environment: string): MetricSink {
     const own = this.handles.get(check.name);

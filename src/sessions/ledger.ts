@@ -23,8 +23,24 @@ import { basename, dirname, join } from 'node:path';
 import { readBoundedTextAsync } from '../config/files.js';
 import { withLock } from './lock.js';
 import { newOwner, ownerGone, processAlive, type SessionOwner } from './owner.js';
+import {
+  fingerprintKey,
+  newSalt,
+  recordedSource,
+  type KeyReference,
+  type SessionTarget,
+} from './key-reference.js';
 
-export interface LedgerEntry {
+/**
+ * Where a session lives and how to find its key again (version 3): what a later process needs to
+ * close it even when its environment is no longer configured. Absent in version-2 entries.
+ */
+interface Whereabouts {
+  baseUrl?: string;
+  key?: KeyReference;
+}
+
+export interface LedgerEntry extends Whereabouts {
   environment: string;
   token: string;
   /** Unix time in ms when the session was created (or its token learned). */
@@ -33,7 +49,7 @@ export interface LedgerEntry {
 }
 
 /** A create that was about to be sent: what identifies the session if no token ever arrives. */
-export interface CreateIntent {
+export interface CreateIntent extends Whereabouts {
   id: string;
   environment: string;
   /** Unix time in ms when the create was sent. */
@@ -45,7 +61,9 @@ export interface CreateIntent {
 }
 
 interface LedgerFile {
-  version: 2;
+  version: 2 | 3;
+  /** The salt of every key fingerprint in the file (`key-reference.ts`); absent before version 3. */
+  salt?: string;
   sessions: LedgerEntry[];
   intents: CreateIntent[];
 }
@@ -101,6 +119,8 @@ export class SessionLedger {
   private readonly fullLookMs: number;
   private readonly now: () => number;
   private lastLook: LastLook | null = null;
+  /** The configured environments' addresses and keys, stamped on their new entries. */
+  private readonly targets = new Map<string, SessionTarget>();
 
   private constructor(
     readonly path: string,
@@ -111,6 +131,8 @@ export class SessionLedger {
      * any more.
      */
     readonly namedAtOpen: ReadonlySet<string> = new Set(),
+    /** The file's fingerprint salt; a new one when the file has none yet. */
+    private salt: string = newSalt(),
   ) {
     this.retryMs = opts.retryMs ?? WRITE_RETRY_MS;
     this.fullLookMs = opts.fullLookMs ?? FULL_LOOK_MS;
@@ -125,7 +147,30 @@ export class SessionLedger {
   static async open(path: string, opts: LedgerOptions = {}): Promise<SessionLedger> {
     const file = await readLedgerFile(path);
     const named = [...file.sessions, ...file.intents].map((item) => item.environment);
-    return new SessionLedger(path, opts, new Set(named));
+    return new SessionLedger(path, opts, new Set(named), file.salt);
+  }
+
+  /**
+   * Where `environment`'s sessions are created and with which key: recorded with each of its new
+   * entries and intents (the key only as its source and fingerprint, never the key itself).
+   */
+  describe(environment: string, target: SessionTarget): void {
+    this.targets.set(environment, target);
+  }
+
+  /** Whether `key` is the key whose fingerprint (under this file's salt) is `fingerprint`. */
+  keyMatches(key: string, fingerprint: string): boolean {
+    return fingerprintKey(this.salt, key) === fingerprint;
+  }
+
+  /** The recorded address and key reference of a new entry of `environment`. */
+  private whereabouts(environment: string): Whereabouts {
+    const target = this.targets.get(environment);
+    if (target === undefined) return {};
+    const { baseUrl, keySource, apiKey } = target;
+    if (keySource === null || apiKey === null) return { baseUrl };
+    const fingerprint = fingerprintKey(this.salt, apiKey);
+    return { baseUrl, key: { source: recordedSource(keySource), fingerprint } };
   }
 
   /** This process's open entries, optionally for one environment. */
@@ -162,7 +207,8 @@ export class SessionLedger {
 
   /** Records an intent to create a session; resolves once it is on disk. */
   async addIntent(intent: Omit<CreateIntent, 'owner'>): Promise<void> {
-    this.intents = [...this.intents, { ...intent, owner: this.owner }];
+    const where = this.whereabouts(intent.environment);
+    this.intents = [...this.intents, { ...where, ...intent, owner: this.owner }];
     await this.persist(intent.environment);
   }
 
@@ -197,9 +243,10 @@ export class SessionLedger {
   private listTokens(environment: string, tokens: readonly string[], createdAt: number): boolean {
     const fresh = [...new Set(tokens)].filter((token) => !this.has(environment, token));
     if (fresh.length === 0) return false;
+    const where = this.whereabouts(environment);
     this.entries = [
       ...this.entries,
-      ...fresh.map((token) => ({ environment, token, createdAt, owner: this.owner })),
+      ...fresh.map((token) => ({ environment, ...where, token, createdAt, owner: this.owner })),
     ];
     return true;
   }
@@ -322,8 +369,10 @@ export class SessionLedger {
   /** Writes the other owners' entries from `onDisk` plus this process's own, atomically. */
   private async writeMerged(onDisk: LedgerFile, dropIntents = new Set<string>()): Promise<void> {
     const mine = (owner: SessionOwner | null | undefined): boolean => owner?.id === this.owner.id;
+    this.adoptSalt(onDisk);
     const snapshot: LedgerFile = {
-      version: 2,
+      version: 3,
+      salt: this.salt,
       sessions: [
         ...onDisk.sessions.filter((e) => !mine(e.owner) && !this.has(e.environment, e.token)),
         ...this.entries,
@@ -344,6 +393,29 @@ export class SessionLedger {
       await unlink(tmp).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * Keeps the salt the file already has: two processes that opened a file without one each drew
+   * their own, and the first write decides. This process's entries are fingerprinted again under
+   * it (only those whose environment is described with the key they recorded).
+   */
+  private adoptSalt(onDisk: LedgerFile): void {
+    if (onDisk.salt === undefined || onDisk.salt === this.salt) return;
+    const previous = this.salt;
+    this.salt = onDisk.salt;
+    const again = <T extends Whereabouts & { environment: string }>(item: T): T => {
+      const apiKey = this.targets.get(item.environment)?.apiKey;
+      if (
+        item.key === undefined ||
+        !apiKey ||
+        fingerprintKey(previous, apiKey) !== item.key.fingerprint
+      )
+        return item;
+      return { ...item, key: { ...item.key, fingerprint: fingerprintKey(this.salt, apiKey) } };
+    };
+    this.entries = this.entries.map(again);
+    this.intents = this.intents.map(again);
   }
 
   /** Follows a write's outcome to keep `writable` and the background retry up to date. */
@@ -436,8 +508,11 @@ function parseLedger(path: string, text: string): LedgerFile {
   }
   // Version 1 files have no intents and no owners: their sessions count as orphans.
   const intents = Array.isArray(file?.intents) ? file.intents : [];
+  // Version 2 files have no salt: their entries carry no key reference either.
+  const salt = typeof file?.salt === 'string' && file.salt !== '' ? { salt: file.salt } : {};
   return {
-    version: 2,
+    version: 3,
+    ...salt,
     sessions: sessions.filter(
       (e): e is LedgerEntry =>
         typeof e === 'object' &&

@@ -89,9 +89,14 @@ export class SessionReaper {
   private async adopt(full: boolean): Promise<void> {
     try {
       const { sessions, intents } = await this.opts.ledger.adoptOrphans({ full });
-      if (sessions.length > 0) {
+      // Each environment's own count under its own name: adopted entries may be any
+      // environment's, one no longer configured included (sessions/removed.ts closes those).
+      const counts = new Map<string, number>();
+      for (const { environment } of sessions)
+        counts.set(environment, (counts.get(environment) ?? 0) + 1);
+      for (const [environment, count] of counts) {
         this.opts.log.warn(
-          { sessions: sessions.length },
+          { environment, sessions: count },
           'closing synthetic sessions left open by a previous run',
         );
       }

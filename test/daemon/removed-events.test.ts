@@ -1,7 +1,7 @@
 /**
  * What the daemon still records of an environment a reload removed (docs/configuration.md,
- * "Reload"): its series are gone, so its runs and gauges are dropped, but a session nobody can
- * close is counted whatever the configuration says.
+ * "Reload"): its series are gone, so its runs and gauges are dropped, but its open sessions and a
+ * session nobody can close are counted whatever the configuration says.
  */
 import { describe, expect, it } from 'vitest';
 import { fromRemovedEnvironment } from '../../src/daemon.js';
@@ -12,7 +12,6 @@ const configured = new Set(['production']);
 const about = (environment: string): MeasurementEvent[] => [
   { type: 'skip', environment, check: 'ping', reason: 'overlap' },
   { type: 'abandoned', environment, check: 'lifecycle' },
-  { type: 'sessions_open', environment, count: 1 },
   { type: 'follow_up', environment, check: 'ping', event: { type: 'ended', end: 'recovered' } },
 ];
 
@@ -22,6 +21,11 @@ describe('events of a removed environment', () => {
   });
 
   it.each(about('production'))('keeps $type of a configured environment', (event) => {
+    expect(fromRemovedEnvironment(event, configured)).toBe(false);
+  });
+
+  it('keeps the open-session count of a removed environment: the ledger may still hold them', () => {
+    const event: MeasurementEvent = { type: 'sessions_open', environment: 'sandbox', count: 1 };
     expect(fromRemovedEnvironment(event, configured)).toBe(false);
   });
 

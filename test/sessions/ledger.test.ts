@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SessionLedger, type CreateIntent } from '../../src/sessions/ledger.js';
+import { SessionLedger, type CreateIntent, type LedgerEntry } from '../../src/sessions/ledger.js';
 
 async function tempPath(): Promise<string> {
   return join(await mkdtemp(join(tmpdir(), 'ledger-')), 'nested', 'sessions.json');
@@ -34,10 +34,58 @@ describe('SessionLedger', () => {
     ]);
     await ledger.remove('production', 'tok-1');
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
-      version: 2,
+      version: 3,
+      salt: expect.stringMatching(/^[\w-]{22}$/),
       sessions: [],
       intents: [],
     });
+  });
+
+  it("records a described environment's address and key reference, never the key", async () => {
+    const path = await tempPath();
+    const ledger = await SessionLedger.open(path);
+    const apiKey = 'key-abcdef0123456789';
+    ledger.describe('production', {
+      baseUrl: 'http://127.0.0.1:9/env/production',
+      keySource: { kind: 'file', path: '/run/secrets/isa' },
+      apiKey,
+    });
+    await ledger.add('production', 'tok-1', 42);
+    await ledger.addIntent(intent());
+    const text = await readFile(path, 'utf8');
+    expect(text).not.toContain(apiKey);
+    const onDisk = JSON.parse(text) as { sessions: LedgerEntry[]; intents: CreateIntent[] };
+    for (const item of [onDisk.sessions[0], onDisk.intents[0]]) {
+      expect(item).toMatchObject({
+        baseUrl: 'http://127.0.0.1:9/env/production',
+        key: {
+          source: { file: '/run/secrets/isa' },
+          fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+        },
+      });
+      const fingerprint = item?.key?.fingerprint ?? '';
+      expect(ledger.keyMatches(apiKey, fingerprint)).toBe(true);
+      expect(ledger.keyMatches('key-abcdef012345678X', fingerprint)).toBe(false);
+    }
+    // Another ledger file draws another salt: the same key gets another fingerprint there.
+    const other = await SessionLedger.open(await tempPath());
+    expect(other.keyMatches(apiKey, onDisk.sessions[0]?.key?.fingerprint ?? '')).toBe(false);
+  });
+
+  it('keeps the salt of the file it opened, and reads version-2 entries without one', async () => {
+    const path = await tempPath();
+    await mkdir(dirname(path), { recursive: true });
+    const entry = { environment: 'production', token: 'tok-old', createdAt: 1 };
+    await writeFile(path, JSON.stringify({ version: 2, sessions: [entry], intents: [] }));
+    const ledger = await SessionLedger.open(path);
+    const { sessions } = await ledger.adoptOrphans({ full: true });
+    expect(sessions.map((e) => [e.token, e.baseUrl, e.key])).toEqual([
+      ['tok-old', undefined, undefined],
+    ]);
+    const { salt } = JSON.parse(await readFile(path, 'utf8')) as { salt: string };
+    const again = await SessionLedger.open(path);
+    await again.add('staging', 'tok-2');
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ version: 3, salt });
   });
 
   it('settles a create in one write: its tokens in, its intent out', async () => {
