@@ -133,12 +133,13 @@ describe.concurrent('npm run lint:dependencies', () => {
   it(
     'refuses an import against the layer order that closes no cycle',
     async () => {
-      // config/ stands below sessions/, which does not import config/.
+      // dashboard-kit/ stands among the foundations, below control/, and nothing control/ imports
+      // leads back to it: the import breaks the order and closes no cycle.
       const run = await lintWith({
-        'src/config/injected.ts': importing('WRITE_RETRY_MS', '../sessions/ledger.js'),
+        'src/dashboard-kit/injected.ts': importing('probeOnce', '../control/probe.js'),
       });
       expect(run.violations, run.output).toEqual([
-        'layer-order-config: src/config/injected.ts → src/sessions/ledger.ts',
+        'layer-order-foundations: src/dashboard-kit/injected.ts → src/control/probe.ts',
       ]);
       expect(run.status).not.toBe(0);
     },
