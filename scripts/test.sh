@@ -6,47 +6,38 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "tools: promtool, prometheus, alertmanager, amtool"
-if ! command -v promtool >/dev/null || ! command -v prometheus-alertmanager >/dev/null; then
+# Installs Debian packages as root, or says what to run and stops: CI starts from a bare machine.
+install_debian() {
+  local what=$1
+  shift
   if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager >/dev/null
+    apt-get install -y -qq --no-install-recommends "$@" >/dev/null
   else
-    echo "promtool and prometheus-alertmanager are missing. Install them as root, then run again:" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus prometheus-alertmanager" >&2
+    echo "$what missing. Install as root, then run again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $*" >&2
     exit 1
   fi
+}
+
+step "tools: promtool, prometheus, alertmanager, amtool"
+if ! command -v promtool >/dev/null || ! command -v prometheus-alertmanager >/dev/null; then
+  install_debian "promtool and prometheus-alertmanager are" prometheus prometheus-alertmanager
 fi
 promtool --version | head -1
 
 step "tools: chromium (for the status page's browser test)"
 # Debian's chromium, driven by playwright-core; a browser is never downloaded.
 if ! [ -x /usr/bin/chromium ]; then
-  if [ "$(id -u)" = 0 ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends chromium >/dev/null
-  else
-    echo "chromium is missing. Install it as root, then run again:" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium" >&2
-    exit 1
-  fi
+  install_debian "chromium is" chromium
 fi
 /usr/bin/chromium --version 2>/dev/null | head -1
 
 step "tools: tinyproxy (the egress proxy the proxy tests go through)"
 # Debian's package; its service is not started: the tests run it in the foreground (tinyproxy -d).
 if ! command -v tinyproxy >/dev/null && ! [ -x /usr/bin/tinyproxy ]; then
-  if [ "$(id -u)" = 0 ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends tinyproxy >/dev/null
-  else
-    echo "tinyproxy is missing. Install it as root, then run again:" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends tinyproxy" >&2
-    exit 1
-  fi
+  install_debian "tinyproxy is" tinyproxy
 fi
 /usr/bin/tinyproxy -v 2>&1 | head -1 || true
 
