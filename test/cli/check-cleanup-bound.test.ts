@@ -8,17 +8,12 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { API_KEY } from '../support/harness.js';
+import { useTestSimulator } from '../support/simulator-hooks.js';
 
-const KEY = 'check-cleanup-key-7d6c5b4a3f2e';
-let sim: RunningSimulator;
-beforeAll(async () => {
-  sim = await startSimulator({ apiKeys: [KEY], qualifyDelayMs: 200 });
-});
-afterAll(() => sim.close());
-afterEach(() => sim.faults.clear());
+const sim = useTestSimulator({ qualifyDelayMs: 200 });
 
 async function config(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'isa-check-cleanup-'));
@@ -47,10 +42,10 @@ environments:
 
 describe('check lifecycle when the close never answers', () => {
   it("ends within the check's own timeout and cleanup bound, not another check's", async () => {
-    sim.faults.add({ endpoint: 'close_session', fault: { kind: 'hang' } });
+    sim.simulator.faults.add({ endpoint: 'close_session', fault: { kind: 'hang' } });
     const started = performance.now();
     const run = await runCli(['check', 'lifecycle', '--config', await config(), '--json'], {
-      env: { ISA_PRODUCTION_API_KEY: KEY },
+      env: { ISA_PRODUCTION_API_KEY: API_KEY },
       timeoutMs: 90_000,
     });
     const elapsed = performance.now() - started;
