@@ -1,8 +1,10 @@
 /**
- * The ISA API in code: one zod schema per resource of the API (docs/simulator.md, "Behaviour,
- * endpoint by endpoint"), with the TypeScript types inferred from them. The simulator validates
- * requests and builds responses with these; the monitor validates every response it receives
- * against them (the `response_schema` contract check). Response schemas are non-strict on purpose:
+ * The ISA API's shared pieces in code: the session endpoints (which the session ledger and the
+ * lifecycle check share), the parts several answers are made of, and the error envelope, with the
+ * TypeScript types inferred from them. The schema of an answer only one check reads lives in that
+ * check's folder (`checks/<name>/endpoint.ts`); the simulator keeps its own (`simulator/schemas.ts`).
+ * The monitor validates every response it receives against them (the `response_schema` contract
+ * check). Response schemas are non-strict on purpose:
  * an extra field the spec does not name is tolerated here and reported separately by
  * `validateResponse` (see `validate.ts`).
  */
@@ -280,117 +282,8 @@ export const sessionEnvelopeSchema = z.object({
 export type SessionEnvelope = z.infer<typeof sessionEnvelopeSchema>;
 
 // ---------------------------------------------------------------------------------------------
-// Ping, provider list, coverage
+// The endpoints of the checks (ping, provider list, coverage, analytics) are in their folders
 // ---------------------------------------------------------------------------------------------
-
-export const pingResponseSchema = z.object({
-  message: z.string(),
-  timestamp: isoTimestampSchema,
-});
-export type PingResponse = z.infer<typeof pingResponseSchema>;
-
-export const serviceProviderSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  fcc_name: z.string(),
-  total_residential_units: z.number().int(),
-  type: z.enum(['fcc_provider', 'supplemental_brand']),
-});
-export type ServiceProvider = z.infer<typeof serviceProviderSchema>;
-
-export const serviceProvidersResponseSchema = z.object({
-  providers: z.array(serviceProviderSchema),
-});
-
-/** Census-geography query patterns of GET /coverage. */
-export const COVERAGE_PATTERNS = {
-  states: /^([A-Z]{2}|\d{2})$/,
-  counties: /^\d{5}$/,
-  tracts: /^\d{11}$/,
-  blocks: /^\d{15}$/,
-} as const;
-
-export const coverageProviderSchema = z.object({
-  provider_id: z.string(),
-  provider_name: z.string(),
-  provider_logo: z.url(),
-  telephone: z.string(),
-  url: z.url(),
-  offerings: z.array(technologyOfferingSchema),
-  matched_areas: z.array(z.string()),
-});
-
-export const coverageResponseSchema = z.object({
-  message: z.string(),
-  request_status: requestStatusSchema,
-  data: z.array(coverageProviderSchema),
-  meta: z.record(z.string(), z.unknown()),
-});
-
-// ---------------------------------------------------------------------------------------------
-// Analytics
-// ---------------------------------------------------------------------------------------------
-
-export const analyticsAddressSchema = z.object({
-  street1: z.string(),
-  street2: z.string().nullable(),
-  city: z.string(),
-  state: z.string(),
-  zip: z.string(),
-});
-
-const orderFields = {
-  order_number: z.string().nullable(),
-  status: z.string().nullable(),
-  ordered_at: isoTimestampSchema.nullable(),
-  installed: z.boolean().nullable(),
-  installed_at: isoTimestampSchema.nullable(),
-  commission_cents: z.number().int().nullable(),
-};
-
-const analyticsSessionBase = {
-  id: z.uuid(),
-  created_at: isoTimestampSchema,
-  context: z.string(),
-  campaign_id: z.string().nullable(),
-  address: analyticsAddressSchema,
-  furthest_step: z.number().int(),
-};
-
-export const analyticsSessionRowSchema = z.object({ ...analyticsSessionBase, ...orderFields });
-export type AnalyticsSessionRow = z.infer<typeof analyticsSessionRowSchema>;
-
-export const cartProgressionStepSchema = z.object({
-  step: z.number().int(),
-  step_name: z.string(),
-  timestamp: isoTimestampSchema,
-});
-
-export const analyticsSessionDetailSchema = z.object({
-  ...analyticsSessionBase,
-  order: z.object(orderFields),
-  cart_progression: z.array(cartProgressionStepSchema),
-});
-export type AnalyticsSessionDetail = z.infer<typeof analyticsSessionDetailSchema>;
-
-export const analyticsListResponseSchema = z.object({
-  message: z.string(),
-  request_status: requestStatusSchema,
-  data: z.array(analyticsSessionRowSchema),
-  meta: z.object({
-    responded_at: isoTimestampSchema,
-    page: z.number().int(),
-    pages: z.number().int(),
-    count: z.number().int(),
-  }),
-});
-
-export const analyticsDetailResponseSchema = z.object({
-  message: z.string(),
-  request_status: requestStatusSchema,
-  data: analyticsSessionDetailSchema,
-  meta: z.object({ responded_at: isoTimestampSchema }),
-});
 
 // ---------------------------------------------------------------------------------------------
 // Errors

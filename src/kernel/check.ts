@@ -15,6 +15,7 @@ import type { ApiResponse, ApiTransport, ProxySettings, RequestOptions } from '.
 import type { MetricDefinition } from './metric-definition.js';
 import type { CheckConfigBase, CheckSection } from './section.js';
 import type { ContractCheck, ContractResult, Operation, Outcome } from './vocabulary.js';
+import type { z } from 'zod';
 
 /** One request (or one logical step such as the whole polling loop) of a run. */
 export interface StepRecord {
@@ -303,6 +304,18 @@ export interface RunTimes {
   finishedAt: number;
 }
 
+/**
+ * One API operation of a check: the codes its endpoint documents (the API's spec, endpoint by
+ * endpoint, plus 401, 429 and 500, which every endpoint may answer, and `none`: no response), so
+ * a first rejected key, rate limit or server failure shows in `increase()` wherever it happens.
+ * Any other code appears when it is first seen.
+ */
+export interface OperationSpec {
+  codes: readonly string[];
+  /** The schema of its successful answer, when the spec gives one. */
+  response?: z.ZodType;
+}
+
 export interface Check<
   Name extends string = string,
   Config extends CheckConfigBase = CheckConfigBase,
@@ -313,8 +326,13 @@ export interface Check<
   config: CheckSection<Config>;
   /** The check's own metrics (keys are unique across checks). */
   metrics: Metrics;
-  /** The `operation` label values of its requests, zero-initialised while it is enabled. */
-  operations: readonly Operation[];
+  /**
+   * The API operations its requests are labelled with (`operation`), each with the status codes
+   * its endpoint documents and its successful answer's schema: `isa_http_responses_total` starts
+   * at 0 for these codes while the check is enabled, and the schema is what contract drift holds
+   * the answers to (docs/metrics.md; docs/drift.md). Empty for a check that calls no endpoint.
+   */
+  operations: Readonly<Record<Operation, OperationSpec>>;
   /** The contract checks it reports, zero-initialised while it is enabled. */
   contractChecks: readonly ContractCheck[];
   /**

@@ -7,15 +7,7 @@
  * contract (docs/metrics.md) pinned by a golden test.
  */
 import type { AnyCheck } from '../kernel/check.js';
-import {
-  CONTRACT_CHECKS,
-  CONTRACT_RESULTS,
-  KNOWN_STATUS_CODES,
-  OPERATIONS,
-  OPERATION_STATUS_CODES,
-  OUTCOMES,
-  SKIP_REASONS,
-} from '../kernel/vocabulary.js';
+import { CONTRACT_RESULTS, OUTCOMES, SKIP_REASONS } from '../kernel/vocabulary.js';
 import type { MetricDefinition } from '../kernel/metric-definition.js';
 
 export type { MetricDefinition, MetricType } from '../kernel/metric-definition.js';
@@ -36,7 +28,8 @@ export const UNIVERSAL_METRICS = {
     help: 'API contract checks by result.',
     type: 'counter',
     labels: ['environment', 'check', 'result'],
-    knownValues: { check: CONTRACT_CHECKS, result: CONTRACT_RESULTS },
+    // The contract checks of the checks a catalog is built for (`metricCatalog`).
+    knownValues: { check: [] as readonly string[], result: CONTRACT_RESULTS },
     checkScoped: { check: 'contractChecks' },
   },
   httpResponses: {
@@ -44,9 +37,10 @@ export const UNIVERSAL_METRICS = {
     help: 'Every response the monitor received, by operation and HTTP status (none: no response).',
     type: 'counter',
     labels: ['environment', 'operation', 'code'],
-    knownValues: { operation: OPERATIONS, code: KNOWN_STATUS_CODES },
-    // Zero-initialised per operation: only the codes its endpoint documents (vocabulary.ts).
-    knownValuesBy: { code: { by: 'operation', values: OPERATION_STATUS_CODES } },
+    // The operations of the checks a catalog is built for and, per operation, only the codes its
+    // endpoint documents (`Check.operations`, filled in by `metricCatalog`).
+    knownValues: { operation: [] as readonly string[], code: [] as readonly string[] },
+    knownValuesBy: { code: { by: 'operation', values: {} as Record<string, readonly string[]> } },
     checkScoped: { operation: 'operations' },
   },
   syntheticSessionsOpen: {
@@ -204,6 +198,52 @@ export interface MetricCatalog {
 /** The keys of the metrics every build has (the universal and the control probe's). */
 export type MetricKey = keyof typeof UNIVERSAL_METRICS | keyof typeof CONTROL_METRICS;
 
+/**
+ * The status codes `isa_http_responses_total` starts at 0 for each operation of `checks`: those
+ * each check declares for it (`Check.operations`), merged where two checks share an operation.
+ */
+export function operationStatusCodes(
+  checks: readonly AnyCheck[],
+): Readonly<Record<string, readonly string[]>> {
+  const codes: Record<string, string[]> = {};
+  for (const check of checks) {
+    for (const [operation, spec] of Object.entries(check.operations)) {
+      codes[operation] = [...new Set([...(codes[operation] ?? []), ...spec.codes])];
+    }
+  }
+  return codes;
+}
+
+/** Every code some operation of `checks` starts at 0, sorted (numbers, then `none`). */
+export function knownStatusCodes(checks: readonly AnyCheck[]): readonly string[] {
+  return [...new Set(Object.values(operationStatusCodes(checks)).flat())].sort();
+}
+
+/** The contract checks `checks` report, each once, in their order. */
+export function contractChecksOf(checks: readonly AnyCheck[]): readonly string[] {
+  return [...new Set(checks.flatMap((check) => check.contractChecks))];
+}
+
+/**
+ * The universal metrics whose label values come from the checks' declarations: the operations
+ * and codes of `isa_http_responses_total`, the contract checks of `isa_contract_checks_total`.
+ */
+function declaredByChecks(checks: readonly AnyCheck[]): Record<string, MetricDefinition> {
+  const byOperation = operationStatusCodes(checks);
+  const { httpResponses, contractChecks } = UNIVERSAL_METRICS;
+  return {
+    httpResponses: {
+      ...httpResponses,
+      knownValues: { operation: Object.keys(byOperation), code: knownStatusCodes(checks) },
+      knownValuesBy: { code: { by: 'operation', values: byOperation } },
+    },
+    contractChecks: {
+      ...contractChecks,
+      knownValues: { ...contractChecks.knownValues, check: contractChecksOf(checks) },
+    },
+  };
+}
+
 /** The catalog of `checks`: what the registry creates and the recorder writes. */
 export function metricCatalog(checks: readonly AnyCheck[]): MetricCatalog {
   const names = checks.map((check) => check.name);
@@ -228,7 +268,11 @@ export function metricCatalog(checks: readonly AnyCheck[]): MetricCatalog {
       return [key, { ...def, knownValues: { ...def.knownValues, check: names }, ...knownValuesBy }];
     }),
   );
-  const definitions: Record<string, MetricDefinition> = { ...universal, ...CONTROL_METRICS };
+  const definitions: Record<string, MetricDefinition> = {
+    ...universal,
+    ...declaredByChecks(checks),
+    ...CONTROL_METRICS,
+  };
   for (const check of checks) {
     for (const [key, def] of Object.entries(check.metrics)) {
       if (key in definitions) throw new Error(`metric key ${key} of ${check.name} is taken`);

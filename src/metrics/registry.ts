@@ -325,7 +325,7 @@ export function checkVocabulary(
   return {
     name: checks.map((check) => check.name),
     genericRuns: checks.filter((check) => check.ownRunMetrics !== true).map((check) => check.name),
-    operations: union(checks.flatMap((check) => [...check.operations])),
+    operations: union(checks.flatMap((check) => Object.keys(check.operations))),
     contractChecks: union(checks.flatMap((check) => [...check.contractChecks])),
   };
 }

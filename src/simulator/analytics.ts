@@ -4,7 +4,7 @@
  * analytics endpoints have orders, installs and commissions to page through; sessions created
  * through the simulator are appended to the history of the key that created them.
  */
-import type { AnalyticsSessionDetail, AnalyticsSessionRow } from '../api/schemas.js';
+import type { AnalyticsSessionDetail, AnalyticsSessionRow } from './schemas.js';
 import type { SessionRecord } from './state.js';
 import { pick, randomInt, seededRandom, seededUuid } from './random.js';
 

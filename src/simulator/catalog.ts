@@ -5,15 +5,8 @@
  * reproducible and `service_data_set` can honestly name "the data set behind the response".
  */
 import type { z } from 'zod';
-import type {
-  Category,
-  coverageProviderSchema,
-  Money,
-  Pricing,
-  Product,
-  ProviderOffering,
-  ServiceProvider,
-} from '../api/schemas.js';
+import type { Category, Money, Pricing, Product, ProviderOffering } from '../api/schemas.js';
+import type { coverageProviderSchema, ServiceProvider } from './schemas.js';
 import { COVERAGE_COUNTIES } from './geography.js';
 import { hash32, stableUuid } from './random.js';
 

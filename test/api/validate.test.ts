@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { pingResponseSchema } from '../../src/api/schemas.js';
+import { pingResponseSchema } from '../../src/checks/ping/endpoint.js';
 import { validateResponse } from '../../src/api/validate.js';
 
 describe('validateResponse', () => {

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { responseSpecOf } from '../../src/api/response-schemas.js';
+import { responseSpecOf } from '../../src/checks/index.js';
 import { acceptBaselines, DriftBook, type DriftCounts } from '../../src/drift/book.js';
 import { readDriftState } from '../../src/drift/store.js';
 import { LEARNING } from '../../src/drift/tracker.js';

@@ -14,14 +14,14 @@ import {
   metricsEnvironmentOf,
   type MetricsEnvironment,
 } from '../../src/metrics/registry.js';
-import {
-  KNOWN_STATUS_CODES,
-  OPERATIONS,
-  OPERATION_STATUS_CODES,
-  OUTCOMES,
-  requestPhases,
-} from '../../src/kernel/vocabulary.js';
+import { OUTCOMES, requestPhases } from '../../src/kernel/vocabulary.js';
+import { knownStatusCodes, operationStatusCodes } from '../../src/metrics/definitions.js';
 import { testEnvironment } from '../support/harness.js';
+
+/** The operations of the registered checks and the codes each starts at 0 (`Check.operations`). */
+const OPERATION_STATUS_CODES = operationStatusCodes(CHECK_LIST);
+const OPERATIONS = Object.keys(OPERATION_STATUS_CODES);
+const KNOWN_STATUS_CODES = knownStatusCodes(CHECK_LIST);
 import { BUILD, environment, sampleValue, samplesOf, testMetrics } from './fixtures.js';
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { errorEnvelopeSchema } from '../../src/api/schemas.js';
 import {
   analyticsDetailResponseSchema,
   analyticsListResponseSchema,
-  errorEnvelopeSchema,
-} from '../../src/api/schemas.js';
+} from '../../src/simulator/schemas.js';
 import { OTHER_KEY, body, client, startTestSimulator, testClock } from './helpers.js';
 
 async function setup() {

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  errorEnvelopeSchema,
-  pingResponseSchema,
-  unsupportedMediaTypeBodySchema,
-} from '../../src/api/schemas.js';
+import { errorEnvelopeSchema, unsupportedMediaTypeBodySchema } from '../../src/api/schemas.js';
+import { pingResponseSchema } from '../../src/simulator/schemas.js';
 import { API_KEY, OTHER_KEY, body, rawRequest, startTestSimulator } from './helpers.js';
 
 describe('authentication', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { errorEnvelopeSchema } from '../../src/api/schemas.js';
 import {
   coverageResponseSchema,
-  errorEnvelopeSchema,
   pingResponseSchema,
   serviceProvidersResponseSchema,
-} from '../../src/api/schemas.js';
+} from '../../src/simulator/schemas.js';
 import { body, client, startTestSimulator, testClock } from './helpers.js';
 
 describe('GET /ping', () => {

@@ -7,17 +7,19 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
   addressValidationUnavailableBodySchema,
-  analyticsDetailResponseSchema,
-  analyticsListResponseSchema,
-  coverageResponseSchema,
   errorEnvelopeSchema,
   offeringsEnvelopeSchema,
-  pingResponseSchema,
   PRICING_KEYS,
-  serviceProvidersResponseSchema,
   sessionEnvelopeSchema,
   unsupportedMediaTypeBodySchema,
 } from '../../src/api/schemas.js';
+import {
+  analyticsDetailResponseSchema,
+  analyticsListResponseSchema,
+  coverageResponseSchema,
+  pingResponseSchema,
+  serviceProvidersResponseSchema,
+} from '../../src/simulator/schemas.js';
 import { validateResponse } from '../../src/api/validate.js';
 import {
   body,

@@ -19,6 +19,7 @@
  * `max_pages + max_lookups` of them and runs never overlap, so the configuration rule in config.ts keeps
  * every 60-second window within the limit; a 429 ends the run at once.
  */
+import { ANALYTICS_OPERATIONS } from './endpoint.js';
 import { defineCheck } from '../../kernel/check.js';
 import { section } from './config.js';
 import { metrics, recordAnalytics, describeAnalytics } from './metrics.js';
@@ -33,7 +34,7 @@ export const analyticsCheck = defineCheck({
   name: 'analytics',
   config: section,
   metrics,
-  operations: ['list_analytics_sessions', 'get_analytics_session'],
+  operations: ANALYTICS_OPERATIONS,
   contractChecks: ['analytics_campaign_id', 'response_schema'],
   summaryKeys: ['analytics_rows', 'ingest_awaiting'],
   run: runAnalytics,

@@ -3,7 +3,7 @@
  * synthetic sessions still awaited, and settle which appeared, are late or missing.
  */
 import type { ApiResponse } from '../../api/client.js';
-import { analyticsDetailResponseSchema, analyticsListResponseSchema } from '../../api/schemas.js';
+import { analyticsDetailResponseSchema, analyticsListResponseSchema } from './endpoint.js';
 import { type CheckContext, type CheckOutcome } from '../../kernel/check.js';
 import { checkResponseSchema } from '../shared/contract.js';
 import { getAnalyticsSession, listAnalyticsSessions } from './request.js';

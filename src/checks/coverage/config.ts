@@ -3,7 +3,7 @@
  * expects at least (docs/configuration.md, "coverage").
  */
 import { z } from 'zod';
-import { COVERAGE_PATTERNS } from '../../api/schemas.js';
+import { COVERAGE_PATTERNS } from './endpoint.js';
 import type { Loose } from '../../config/rules.js';
 import { checkSection, type CheckConfigBase } from '../../config/section.js';
 

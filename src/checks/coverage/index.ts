@@ -8,6 +8,7 @@
  * matched at least one value of every parameter given), and at least `min_providers` providers
  * came back.
  */
+import { COVERAGE_OPERATIONS } from './endpoint.js';
 import { defineCheck } from '../../kernel/check.js';
 import { section } from './config.js';
 import { metrics, recordCoverage, describeCoverage } from './metrics.js';
@@ -22,7 +23,7 @@ export const coverageCheck = defineCheck({
   name: 'coverage',
   config: section,
   metrics,
-  operations: ['coverage', 'coverage_no_geography'],
+  operations: COVERAGE_OPERATIONS,
   contractChecks: ['response_schema', 'matched_areas', 'geography_required'],
   summaryKeys: ['providers'],
   run: runCoverage,

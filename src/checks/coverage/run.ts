@@ -4,7 +4,7 @@
  */
 import * as coverageApi from './request.js';
 import type { CoverageQuery } from './request.js';
-import { coverageResponseSchema } from '../../api/schemas.js';
+import { coverageResponseSchema } from './endpoint.js';
 import { type CheckContext, type CheckOutcome } from '../../kernel/check.js';
 import { checkResponseSchema } from '../shared/contract.js';
 import { requestFailure, requestOptions } from '../shared/request.js';

@@ -9,6 +9,7 @@
  * - a session this monitor creates is always closed: the token is written to the session ledger
  *   before anything else happens with it, and closing is registered as always-run cleanup.
  */
+import { LIFECYCLE_OPERATIONS } from './endpoint.js';
 import { defineCheck } from '../../kernel/check.js';
 import { section, LIFECYCLE_AD_HOC } from './config.js';
 import { metrics, recordLifecycle } from './metrics.js';
@@ -42,7 +43,7 @@ export const lifecycleCheck = defineCheck({
   name: 'lifecycle',
   config: section,
   metrics,
-  operations: ['create_session', 'poll_services', 'get_session', 'close_session', 'verify_gone'],
+  operations: LIFECYCLE_OPERATIONS,
   contractChecks: ['closed_session_gone', 'response_schema', 'session_token_header'],
   createsSessions: true,
   summaryKeys: ['qualify_status', 'service_data_set'],

@@ -4,6 +4,7 @@
  * a hanging API is also a slow one.
  */
 import { defineCheck } from '../../kernel/check.js';
+import { PING_OPERATIONS } from './endpoint.js';
 import { LATENCY_CLASSES, type LatencyClass } from '../../kernel/latency.js';
 import { AVAILABILITY_FAILURES } from './facts.js';
 import { section } from './config.js';
@@ -34,7 +35,7 @@ export const pingCheck = defineCheck({
   name: 'ping',
   config: section,
   metrics,
-  operations: ['ping'],
+  operations: PING_OPERATIONS,
   // A body against the spec is the ping's own verdict (`invalid_body`), not a contract check: a
   // response_schema count would repeat isa_ping_attempts_total, three series per environment.
   contractChecks: [],

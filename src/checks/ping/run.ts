@@ -1,6 +1,6 @@
 /** One ping run: a budget token, `GET /ping`, and its verdict against the thresholds. */
 import type { ApiResponse } from '../../api/client.js';
-import { pingResponseSchema } from '../../api/schemas.js';
+import { pingResponseSchema } from './endpoint.js';
 import { type CheckContext, type CheckOutcome, type StepRecord } from '../../kernel/check.js';
 import { validateBody } from '../shared/contract.js';
 import { classifyLatency, type LatencyClass } from '../../kernel/latency.js';

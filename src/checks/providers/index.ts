@@ -8,6 +8,7 @@
  * rule judges that from `isa_providers_listed` (docs/alerts.md, `IsaProviderListShrank`). An empty
  * list fails the run: the spec describes no state in which no provider is tracked.
  */
+import { PROVIDERS_OPERATIONS } from './endpoint.js';
 import { defineCheck } from '../../kernel/check.js';
 import { section } from './config.js';
 import { metrics, recordProviders } from './metrics.js';
@@ -27,7 +28,7 @@ export const providersCheck = defineCheck({
   name: 'providers',
   config: section,
   metrics,
-  operations: ['service_providers'],
+  operations: PROVIDERS_OPERATIONS,
   contractChecks: ['response_schema', 'provider_order'],
   summaryKeys: ['providers'],
   run: runProviders,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ServiceProvider } from '../../api/schemas.js';
+import type { ServiceProvider } from './endpoint.js';
 import type { CheckResult } from '../../kernel/check.js';
 import { orderViolation, providersCheck, type ProvidersFacts } from './index.js';
 import type { EnvironmentRuntime } from '../../environment.js';

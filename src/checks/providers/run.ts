@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ApiResponse } from '../../api/client.js';
-import { serviceProvidersResponseSchema, type ServiceProvider } from '../../api/schemas.js';
+import { serviceProvidersResponseSchema, type ServiceProvider } from './endpoint.js';
 import { type CheckConfigBase } from '../../config/section.js';
 import { type CheckContext, type CheckOutcome } from '../../kernel/check.js';
 import { checkResponseSchema } from '../shared/contract.js';

@@ -94,7 +94,7 @@ export const tlsCheck = defineCheck({
     toConfig: (parsed) => ({ minDays: parsed.min_days }),
   }),
   metrics,
-  operations: [],
+  operations: {},
   contractChecks: [],
   usesApiKey: false,
   summaryKeys: ['result', 'expires_at', 'days_left', 'verified'],

@@ -3,7 +3,7 @@
  * the spec says, scoped to the API key that asks.
  */
 import express, { type Request, type Router } from 'express';
-import { analyticsDetailResponseSchema, analyticsListResponseSchema } from '../../api/schemas.js';
+import { analyticsDetailResponseSchema, analyticsListResponseSchema } from '../schemas.js';
 import { toDetail, toRow } from '../analytics.js';
 import { ctx, queryArray, sendError, sendValid } from '../http.js';
 import type { SimulatorState } from '../state.js';

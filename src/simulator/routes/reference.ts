@@ -3,12 +3,7 @@
  * provider coverage by census geography.
  */
 import express, { type Router } from 'express';
-import {
-  COVERAGE_PATTERNS,
-  coverageResponseSchema,
-  pingResponseSchema,
-  serviceProvidersResponseSchema,
-} from '../../api/schemas.js';
+import { COVERAGE_PATTERNS, coverageResponseSchema, pingResponseSchema, serviceProvidersResponseSchema } from '../schemas.js';
 import { coverageProviderInfo, PROVIDER_COVERAGE, serviceProviderList } from '../catalog.js';
 import type { CoverageChange, ProviderListChange } from '../faults.js';
 import { postalForStateParam, fipsForPostal } from '../geography.js';

@@ -3,17 +3,7 @@
  * machine (open → closed, then 410 for everything) and the qualify progression of the address.
  */
 import express, { type Request, type Response, type Router } from 'express';
-import {
-  addressCombination,
-  offeringsEnvelopeSchema,
-  SESSION_REQUEST_FIELDS,
-  sessionEnvelopeSchema,
-  sessionRequestSchema,
-  type QualifyStatus,
-  type RequestStatus,
-  type SessionMeta,
-  type SessionMetaShort,
-} from '../../api/schemas.js';
+import { addressCombination, offeringsEnvelopeSchema, SESSION_REQUEST_FIELDS, sessionEnvelopeSchema, sessionRequestSchema, type QualifyStatus, type RequestStatus, type SessionMeta, type SessionMetaShort } from '../../api/schemas.js';
 import { testAddressBehaviour, VALIDATION_DOWN_RETRY_AFTER_SECONDS } from '../addresses.js';
 import { offeringsFor } from '../catalog.js';
 import {
