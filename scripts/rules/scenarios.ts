@@ -105,9 +105,28 @@ function checkEnvironmentKeys(): Record<string, z.ZodType> {
   return keys;
 }
 
+/**
+ * `every_check: true` gives the environment each registered check's `sample` timelines (its own
+ * keys win), so a scenario over every rule keeps working as checks come and go.
+ */
+function withEveryCheck<E extends { every_check?: boolean | undefined }>(
+  environment: E,
+): Omit<E, 'every_check'> {
+  const { every_check: every, ...given } = environment;
+  if (every !== true) return given;
+  const samples = SCENARIO_RESULTS.map(({ results }) => results.sample ?? {});
+  return Object.assign({}, ...samples, given) as Omit<E, 'every_check'>;
+}
+
 const environmentSchema = z
-  .object({ ...monitorEnvironmentKeys, ...checkEnvironmentKeys() })
-  .strict() as unknown as z.ZodType<EnvironmentSpec>;
+  .object({
+    ...monitorEnvironmentKeys,
+    ...checkEnvironmentKeys(),
+    /** Each registered check's sample timelines (`ScenarioResults.sample`). */
+    every_check: z.boolean().optional(),
+  })
+  .strict()
+  .transform(withEveryCheck) as unknown as z.ZodType<EnvironmentSpec>;
 
 /**
  * One monitor of a several-location scenario: its own scrape target (an instance of its own, or

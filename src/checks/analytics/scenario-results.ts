@@ -23,6 +23,7 @@ const ANALYTICS_EVENTS: Readonly<Record<string, { late: number; missing: number 
 const ANALYTICS_SECONDS = 5;
 
 export const scenarioResults: ScenarioResults = {
+  sample: { analytics: '10*ok late 4*ok late 50*ok' },
   events({ name: environment, timeline, minutes }) {
     const events: RecordedEvent[] = [];
     expandTimeline(timeline ?? '', minutes, NO_EVENT).forEach((event, m) => {

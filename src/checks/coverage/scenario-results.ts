@@ -15,6 +15,7 @@ import {
 import { COVERAGE_RESULTS, coverageCheck, type CoverageFacts, type CoverageResult } from './index.js';
 
 export const scenarioResults: ScenarioResults = {
+  sample: { coverage: 'ok 14*- below_expectation 14*- ok' },
   events({ name: environment, timeline, minutes }) {
     const events: RecordedEvent[] = [];
     expandTimeline(timeline ?? '', minutes, NO_EVENT).forEach((event, m) => {

@@ -45,6 +45,7 @@ const LIFECYCLE_FACTS: Readonly<
 const LIFECYCLE_SECONDS = 20;
 
 export const scenarioResults: ScenarioResults = {
+  sample: { lifecycle: '3*(success 4*-) 3*(create_failed 4*-) 3*(success 4*-) 5*-' },
   // Runs are synthetic in a scenario, in every environment; the check only needs a valid section.
   config: () => ({ addresses: [{ street1: '2 Pending Ave', zip: '80202' }] }),
   events({ name: environment, timeline, minutes }) {

@@ -49,6 +49,10 @@ interface PingScenarioOptions {
 }
 
 export const scenarioResults: ScenarioResults<PingScenarioOptions> = {
+  sample: {
+    ping: '10*ok 10*unauthorized 30*server_error 20*slow_critical',
+    confirm: '60*ok 180*server_error 120*slow_critical',
+  },
   options: { confirm: z.string().optional(), interval: z.number().positive().optional() },
   config: ({ options }) => ({
     interval: `${Math.round((options.interval ?? 60) * 1000)}ms`,

@@ -16,6 +16,7 @@ import {
 import { providersCheck, type ProvidersFacts } from './index.js';
 
 export const scenarioResults: ScenarioResults = {
+  sample: { providers: '9 14*- 9 14*- 7 14*- 7 14*- 7' },
   events({ name: environment, timeline, minutes }) {
     const events: RecordedEvent[] = [];
     expandTimeline(timeline ?? '', minutes, NO_EVENT).forEach((event, m) => {

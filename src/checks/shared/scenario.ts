@@ -89,6 +89,12 @@ export interface ScenarioResults<O = Record<string, unknown>> {
    */
   options?: { readonly [K in keyof O]-?: z.ZodType<O[K] | undefined> };
   /**
+   * A timeline that gives every series of the check (its own keys included), for the scenarios
+   * that must evaluate every rule over every registered check (`every_check: true` in an
+   * environment), so such a scenario names no check.
+   */
+  sample?: Readonly<Record<string, string>>;
+  /**
    * The check's config section in a scenario environment, validated by the daemon's own config
    * validation with the rest of the file. Without it the check is enabled exactly where the
    * scenario gives its timeline (`{ enabled: timeline !== undefined }`).

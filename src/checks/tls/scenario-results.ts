@@ -27,6 +27,7 @@ import {
 const DAY_SECONDS = 86_400;
 
 export const scenarioResults: ScenarioResults = {
+  sample: { tls: '20 69*-' },
   events({ name: environment, timeline, minutes }) {
     const events: RecordedEvent[] = [];
     expandTimeline(timeline ?? '', minutes, NO_EVENT).forEach((event, m) => {
