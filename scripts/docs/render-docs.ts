@@ -241,6 +241,23 @@ export function checkMetrics(repoRoot: string, checks: readonly AnyCheck[] = CHE
   return checkFragments(repoRoot, checkMetricsPath, checks);
 }
 
+/**
+ * docs/metrics.md, "operations": the `operation` values of `isa_http_responses_total`, each with
+ * its check and the codes it starts at 0, from each check's `endpoint.ts` (`Check.operations`).
+ */
+export function operationsTable(checks: readonly AnyCheck[] = CHECK_LIST): string {
+  const code = (text: string) => `\`${text}\``;
+  const rows = checks.flatMap((check) =>
+    Object.entries(check.operations).map(([operation, spec]) => [
+      code(operation),
+      code(check.name),
+      code(spec.codes.join(', ')),
+      spec.response === undefined ? 'no' : 'yes',
+    ]),
+  );
+  return markdownTable(['operation', 'check', 'codes', 'answer schema checked'], rows);
+}
+
 /** The generated blocks of each page. */
 function blocksOf(
   repoRoot: string,
@@ -249,6 +266,7 @@ function blocksOf(
   return {
     'docs/metrics.md': {
       metrics: () => metricsTable(),
+      operations: () => operationsTable(),
       'check metrics': () => checkMetrics(repoRoot),
     },
     'docs/configuration.md': {
