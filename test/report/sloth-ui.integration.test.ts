@@ -247,6 +247,9 @@ describe("Sloth's UI backend on the objectives' rules", () => {
       // Good until the outage, then all bad.
       expect(Math.max(...points), listed.slo).toBe(100);
       expect(points.at(-1), listed.slo).toBe(0);
+      // The budget-burn chart of the month so far reads the 2-hour ratio every 2 hours (recorded
+      // here over the last minutes only, so its points are not checked).
+      expect(chartWindow(listed.windows, NOW - T0)).toBe('2h');
     }
   });
 });
