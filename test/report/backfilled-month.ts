@@ -301,6 +301,18 @@ export async function shippedSloRules(): Promise<RecordingRule[]> {
   return recordingRules(text, SLO_GROUP);
 }
 
+/** `isa-monitor report` over `from`..`to` (Unix seconds) against the Prometheus at `url`. */
+export const reportArgs = (url: string, from: number, to: number, ...rest: string[]): string[] => [
+  'report',
+  '--prometheus',
+  url,
+  '--from',
+  iso(from),
+  '--to',
+  iso(to),
+  ...rest,
+];
+
 /**
  * `isa-monitor report --format json` over [`from`, `to`] (Unix seconds): each objective's error
  * budget remaining, keyed `<environment> <objective>` (objectives without events left out).
@@ -310,17 +322,7 @@ export async function reportBudgets(
   from: number,
   to: number,
 ): Promise<Map<string, number>> {
-  const args = [
-    'report',
-    '--prometheus',
-    url,
-    '--from',
-    iso(from),
-    '--to',
-    iso(to),
-    '--format',
-    'json',
-  ];
+  const args = reportArgs(url, from, to, '--format', 'json');
   const run = await runCli(args, { timeoutMs: 240_000 });
   if (run.code !== 0) throw new Error(`report exited ${run.code}: ${run.stderr}`);
   const report = JSON.parse(run.stdout) as {

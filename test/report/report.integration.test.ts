@@ -28,6 +28,7 @@ import {
   T0,
   type BackfilledMonth,
   WARNING_SECONDS,
+  reportArgs,
   reportBudgets,
   shippedSloRules,
 } from './backfilled-month.js';
@@ -117,22 +118,10 @@ afterAll(async () => {
   await month?.stop();
 });
 
-/** `report` over `from`..`to` (seconds) against the backfilled Prometheus. */
-const reportArgs = (from: number, to: number, ...rest: string[]): string[] => [
-  'report',
-  '--prometheus',
-  url,
-  '--from',
-  iso(from),
-  '--to',
-  iso(to),
-  ...rest,
-];
-
 describe('report over 30 backfilled days', () => {
   it('gives back the availability, incidents and maintenance that were recorded', async () => {
     const t = performance.now();
-    const run = await runCli(reportArgs(T0, T0 + MINUTES * 60, '--format', 'json'), {
+    const run = await runCli(reportArgs(url, T0, T0 + MINUTES * 60, '--format', 'json'), {
       timeoutMs: 240_000,
     });
     month.timings['report_ms'] = performance.now() - t;
@@ -208,14 +197,14 @@ describe('report over 30 backfilled days', () => {
   }, 300_000);
 
   it('says so in one line when an environment has no series', async () => {
-    const run = await runCli(reportArgs(T0, T0 + 86400, '--environment', 'nowhere'));
+    const run = await runCli(reportArgs(url, T0, T0 + 86400, '--environment', 'nowhere'));
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('no isa_ping_attempts_total series');
   });
 
   it('renders the HTML page and Markdown tables from the same data', async () => {
-    const args = reportArgs(T0, T0 + 3 * 86400);
+    const args = reportArgs(url, T0, T0 + 3 * 86400);
     const page = await runCli([...args, '--format', 'html']);
     expect(page.code).toBe(0);
     expect(page.stdout).toContain('<svg role="img"');

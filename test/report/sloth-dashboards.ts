@@ -5,8 +5,8 @@
  *   canonical/sloth-k8s-operator at `src/grafana_dashboards/sloth-overview.json` (`gnetId` 14643,
  *   Grafana 8 export) and `src/grafana_dashboards/sloth-slo.json` (`gnetId` 14348, Grafana 8.3
  *   export), commit 27e86fa (August 2026); an earlier 14348 (Grafana 7.5) is in
- *   ghazal-naderi/platform-11 `k8s/sloth/grafana-dashboard.yaml`, with the same queries but the
- *   `sloth_slo_info` and "ideal consumption" ones. slok/sloth itself holds no dashboard JSON.
+ *   ghazal-naderi/platform-11 `k8s/sloth/grafana-dashboard.yaml`, with the same queries less the
+ *   `sloth_slo_info` stat and the month chart's ideal line. slok/sloth itself holds no dashboard JSON.
  * Only the PromQL of each target is listed; panels are named by their title or, for untitled
  * stats, their legend. `$service`, `$slo`, `$sli_window`, `$min_burning_rate` and Grafana's
  * `${__to:date:M}` (the month of the range's end) are left as written for {@link substitute}.
