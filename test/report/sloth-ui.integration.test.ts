@@ -314,6 +314,10 @@ describe("Sloth's Grafana dashboards 14643 and 14348 on the objectives' rules", 
         .join('\n'),
     );
     expect(rows).toEqual(EXPECTED_PANELS);
+    // 14643's first stats: three SLOs of one service.
+    const [slosStat, servicesStat] = DASHBOARD_QUERIES;
+    expect((await instant(slosStat?.expr ?? ''))[0]?.value[1]).toBe('3');
+    expect((await instant(servicesStat?.expr ?? ''))[0]?.value[1]).toBe('1');
   }, 120_000);
 });
 
