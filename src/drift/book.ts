@@ -47,6 +47,12 @@ export interface DriftBookOptions {
   /** Runs a write of the file under the inter-process lock. */
   withLock: <T>(fn: () => Promise<T>) => Promise<T>;
   onWriteError: (err: unknown) => void;
+  /** Called for each operation whose accept, made on the file, the book took. */
+  onAccept?: (
+    environment: string,
+    operation: string,
+    accepted: NonNullable<OperationDrift['accepted']>,
+  ) => void;
   now?: () => Date;
 }
 
@@ -165,6 +171,7 @@ export class DriftBook {
         const held = this.#state[environment]?.[key];
         if (!acceptedLater(onDisk, held)) continue;
         (this.#state[environment] ??= {})[key] = onDisk;
+        if (onDisk.accepted) this.options.onAccept?.(environment, key, onDisk.accepted);
         this.options.onChange(environment, key, countBySeverity(onDisk));
         this.#dirty = true;
       }

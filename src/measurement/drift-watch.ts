@@ -60,6 +60,11 @@ export async function openDriftWatch(options: DriftWatchOptions): Promise<DriftW
     path,
     specOf: responseSpecOf,
     onChange: changed,
+    onAccept: (environment, operation, accepted) =>
+      options.log.info(
+        { environment, operation, acceptedAt: accepted.at, acceptedBy: accepted.by },
+        'contract baseline accepted',
+      ),
     withLock: (fn) => withLock(`${path}.lock`, fn),
     onWriteError: (err) => {
       if (!failing) options.log.warn({ err, file: path }, 'contract baselines not written');
