@@ -39,14 +39,20 @@ export function compareEnvironments(input: AcrossInput): AcrossDifference[] {
   return [...shapeDifferences(input), ...dataSetDifferences(input), ...providerDifferences(input)];
 }
 
-/** What an operation answers now: its settled baseline widened by what was seen since. */
+/**
+ * What an operation answers now: what was seen since its baseline settled (or was accepted), or
+ * the baseline while nothing was.
+ */
 function seenShape(drift: OperationDrift): Shape | null {
-  if (drift.learningSince !== null && drift.baseline.responses === 0) return null;
+  const now = drift.seen.responses > 0 ? drift.seen : drift.baseline;
+  if (now.responses === 0) return null;
   const shape = emptyShape();
-  merge(shape, drift.baseline);
-  merge(shape, drift.seen);
+  merge(shape, now);
   return shape;
 }
+
+/** Responses an environment must have answered around a path before its absence says anything. */
+export const ACROSS_EVIDENCE = 5;
 
 function shapeDifferences({ operations, specOf }: AcrossInput): AcrossDifference[] {
   const byOperation = new Map<string, Map<string, Shape>>();
@@ -82,8 +88,8 @@ function shapeDifferences({ operations, specOf }: AcrossInput): AcrossDifference
 
 /**
  * What each environment has at `path`, or null when they agree. Only what cannot be chance is a
- * difference: a field one environment always sends and another never does (where both saw the
- * object around it), other types beside null, or a value of an enumeration the spec does not
+ * difference: a field one environment sends in most answers and another never does (where it
+ * saw the object around it `ACROSS_EVIDENCE` times), other types beside null, or a value of an enumeration the spec does not
  * document seen in one environment only.
  */
 function pathAcross(
@@ -92,7 +98,7 @@ function pathAcross(
   documented: readonly string[],
 ): Record<string, string> | null {
   const parent = parentPath(path);
-  const described = new Map<string, { always: boolean; never: boolean; text: string }>();
+  const described = new Map<string, { often: boolean; never: boolean; text: string }>();
   for (const [environment, shape] of shapes) {
     const at = shape.paths[path];
     const around = parent === null ? 0 : (shape.paths[parent]?.objects ?? 0);
@@ -100,16 +106,15 @@ function pathAcross(
     const types = (at?.types ?? []).filter((type) => type !== 'null');
     const extra = (at?.values ?? []).filter((value) => !documented.includes(value));
     const text = at === undefined ? 'absent' : describe(types, extra);
-    described.set(environment, {
-      always: at !== undefined && at.count >= around,
-      never: at === undefined,
-      text,
-    });
+    // Sent in most answers in one environment, never in another that answered often enough.
+    const often = at !== undefined && at.count >= Math.max(ACROSS_EVIDENCE, around / 2);
+    const never = at === undefined && around >= ACROSS_EVIDENCE;
+    described.set(environment, { often, never, text });
   }
   if (described.size < 2) return null;
   const entries = [...described.values()];
-  const presence = entries.some((e) => e.always) && entries.some((e) => e.never);
-  const present = entries.filter((e) => !e.never && e.text !== '');
+  const presence = entries.some((e) => e.often) && entries.some((e) => e.never);
+  const present = entries.filter((e) => e.text !== 'absent' && e.text !== '');
   const contents = new Set(present.map((e) => e.text)).size > 1;
   if (!presence && !contents) return null;
   return Object.fromEntries([...described].map(([environment, e]) => [environment, e.text]));

@@ -100,6 +100,7 @@ export class DriftBook {
   observe(environment: string, response: DriftResponse, redact?: (text: string) => string): void {
     if (response.statusCode === null || response.body === undefined) return;
     const key = response.statusCode < 300 ? response.operation : ERROR_ENVELOPE;
+    const known = this.#state[environment]?.[key] !== undefined;
     const drift = this.#operation(environment, key);
     const observed: ObservedResponse = {
       body: response.body,
@@ -116,7 +117,8 @@ export class DriftBook {
     this.#dirty = true;
     const facts = (this.#extras.facts[environment] ??= {});
     const newFacts = response.statusCode < 300 && takeFacts(facts, response.body, this.#now());
-    if (changed || newFacts) {
+    // A new operation is reported too: its series and its baseline exist from its first answer.
+    if (changed || newFacts || !known) {
       this.options.onChange(environment, key, countBySeverity(drift));
       void this.sync(true);
     }

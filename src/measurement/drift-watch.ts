@@ -1,8 +1,9 @@
 /**
  * Contract drift on the measurement thread (docs/drift.md): every API response of every
  * environment goes to one `DriftBook`, kept beside the session ledger, and the drift document
- * (`drift/report.ts`) goes to the main thread as a `contract_drift` event when it changes and once
- * a minute (differences between environments become lasting with time alone). A book that cannot
+ * (`drift/report.ts`) goes to the main thread as a `contract_drift` event when it changes, looked
+ * at every 5 s too (differences between environments come and become lasting without any
+ * difference of an operation changing). A book that cannot
  * be read is set aside and learning starts again; one that cannot be written is logged: neither
  * stops the engine.
  */
@@ -10,14 +11,18 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ApiResponse } from '../kernel/api.js';
 import type { CheckLogger } from '../kernel/check.js';
 import { responseSpecOf } from '../api/response-schemas.js';
-import { DriftBook } from '../drift/book.js';
+import { DRIFT_SYNC_MS, DriftBook } from '../drift/book.js';
 import type { DriftReport } from '../drift/report.js';
 import { driftStorePath } from '../drift/store.js';
 import { withLock } from '../sessions/lock.js';
 import type { MeasurementEvent } from './messages.js';
 
-/** How often the document is sent even when no difference changed. */
-export const DRIFT_REPORT_MS = 60_000;
+/**
+ * How often the document is made again to see whether it changed without a difference opening or
+ * closing (the comparison across environments, a difference becoming lasting): the book's own
+ * sync period.
+ */
+export const DRIFT_REPORT_MS = DRIFT_SYNC_MS;
 
 export interface DriftWatch {
   /** Learns from or compares one response of `environment`. */
@@ -48,6 +53,8 @@ export async function openDriftWatch(options: DriftWatchOptions): Promise<DriftW
     if (!always && isDeepStrictEqual(report, sent)) return;
     sent = report;
     options.emit({ type: 'contract_drift', report: full });
+    // The file follows: `isa-monitor drift` prints the same document as /api/status.
+    if (!always) void book.sync(true);
   };
   // Several responses of one turn (a lifecycle's steps) make one document.
   const changed = (): void => {
