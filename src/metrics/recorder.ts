@@ -173,6 +173,16 @@ export class Recorder {
     }
   }
 
+  /** One series of `isa_contract_drift_differences` (the rules' tests set them one by one). */
+  setContractDriftDifferences(
+    environment: string,
+    operation: string,
+    severity: string,
+    count: number,
+  ): void {
+    this.metrics.contractDriftDifferences.set({ environment, operation, severity }, count);
+  }
+
   /** Whether the session ledger can be written (`isa_session_ledger_writable`). */
   setLedgerWritable(writable: boolean): void {
     this.metrics.sessionLedgerWritable.set(writable ? 1 : 0);
