@@ -138,8 +138,8 @@ function dataSetDifferences({ facts }: AcrossInput): AcrossDifference[] {
 function providerDifferences({ facts }: AcrossInput): AcrossDifference[] {
   const lists = new Map<string, Map<string, string>>();
   for (const [environment, known] of Object.entries(facts)) {
-    if (known.providers === undefined) continue;
-    lists.set(environment, new Map(known.providers.list.map((p) => [p.id, p.name])));
+    if (known.listed === undefined) continue;
+    lists.set(environment, new Map(known.listed.list.map((p) => [p.id, p.name])));
   }
   if (lists.size < 2) return [];
   const ids = new Set([...lists.values()].flatMap((list) => [...list.keys()]));

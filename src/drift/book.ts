@@ -116,7 +116,7 @@ export class DriftBook {
     });
     this.#dirty = true;
     const facts = (this.#extras.facts[environment] ??= {});
-    const newFacts = response.statusCode < 300 && takeFacts(facts, response.body, this.#now());
+    const newFacts = response.statusCode < 300 && takeFacts(facts, response.body, this.#now(), key);
     // A new operation is reported too: its series and its baseline exist from its first answer.
     if (changed || newFacts || !known) {
       this.options.onChange(environment, key, countBySeverity(drift));

@@ -16,17 +16,25 @@ export interface EnvironmentFacts {
   /** `meta.service_data_set` of the newest answer that carried one. */
   dataSet?: { value: string; seenAt: string };
   /** The newest provider list, sorted by id. */
-  providers?: { list: ProviderFact[]; seenAt: string };
+  listed?: { list: ProviderFact[]; seenAt: string };
 }
 
+/** The operation whose answer is the provider list (`GET /service_providers`). */
+export const PROVIDER_LIST_OPERATION = 'service_providers';
+
 /** Bounds of what is kept, whatever the partner sends. */
-export const FACT_LIMITS = { providers: 1000, length: 64 } as const;
+export const FACT_LIMITS = { listed: 1000, length: 64 } as const;
 
 /**
  * Takes the facts a response body carries into `facts`, in place; true when one changed (a new
  * data set, another provider list), so the caller writes them.
  */
-export function takeFacts(facts: EnvironmentFacts, body: unknown, now: Date): boolean {
+export function takeFacts(
+  facts: EnvironmentFacts,
+  body: unknown,
+  now: Date,
+  operation?: string,
+): boolean {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const record = body as Record<string, unknown>;
   const seenAt = now.toISOString();
@@ -36,10 +44,13 @@ export function takeFacts(facts: EnvironmentFacts, body: unknown, now: Date): bo
     changed = facts.dataSet?.value !== dataSet;
     facts.dataSet = { value: dataSet, seenAt };
   }
-  const providers = providersOf(record['providers']);
-  if (providers !== null) {
-    changed ||= JSON.stringify(facts.providers?.list) !== JSON.stringify(providers);
-    facts.providers = { list: providers, seenAt };
+  // The provider list's answer holds one list, of `{ id, name }` records.
+  const list =
+    operation === PROVIDER_LIST_OPERATION ? Object.values(record).find(Array.isArray) : undefined;
+  const listed = list === undefined ? null : listedOf(list);
+  if (listed !== null) {
+    changed ||= JSON.stringify(facts.listed?.list) !== JSON.stringify(listed);
+    facts.listed = { list: listed, seenAt };
   }
   return changed;
 }
@@ -50,17 +61,16 @@ function dataSetOf(meta: unknown): string | null {
   return typeof value === 'string' ? value.slice(0, FACT_LIMITS.length) : null;
 }
 
-function providersOf(list: unknown): ProviderFact[] | null {
-  if (!Array.isArray(list)) return null;
-  const providers = new Map<string, string>();
-  for (const item of list.slice(0, FACT_LIMITS.providers)) {
+function listedOf(list: unknown[]): ProviderFact[] {
+  const listed = new Map<string, string>();
+  for (const item of list.slice(0, FACT_LIMITS.listed)) {
     if (typeof item !== 'object' || item === null) continue;
     const { id, name } = item as Record<string, unknown>;
     if (typeof id !== 'string' && typeof id !== 'number') continue;
     const key = String(id).slice(0, FACT_LIMITS.length);
-    providers.set(key, typeof name === 'string' ? name.slice(0, FACT_LIMITS.length) : '');
+    listed.set(key, typeof name === 'string' ? name.slice(0, FACT_LIMITS.length) : '');
   }
-  return [...providers]
+  return [...listed]
     .map(([id, name]) => ({ id, name }))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

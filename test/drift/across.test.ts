@@ -17,7 +17,12 @@ function seen(body: unknown, times = 6): OperationDrift {
 
 function facts(body: unknown): EnvironmentFacts {
   const known: EnvironmentFacts = {};
-  takeFacts(known, body, NOW);
+  takeFacts(
+    known,
+    body,
+    NOW,
+    'providers' in (body as object) ? 'service_providers' : 'create_session',
+  );
   return known;
 }
 
