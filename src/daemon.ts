@@ -232,6 +232,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       case 'lag':
         recorder.recordMeasurementLag(event.samplesMs);
         break;
+      case 'contract_drift':
+        recorder.setContractDrift(event.report);
+        status.setContractDrift(event.report);
+        break;
       case 'log':
         logger[event.level](event.fields, event.msg);
         break;

@@ -16,6 +16,7 @@ import { SessionLedger, type CreateIntent } from '../sessions/ledger.js';
 import { closeRemovedSessions } from '../sessions/removed.js';
 import { UNRECOVERABLE_MESSAGE, unrecoverableFields } from '../sessions/unrecoverable.js';
 import { startLagSampler } from './lag.js';
+import { openDriftWatch } from './drift-watch.js';
 import type { EnvironmentConfig, MonitorConfig } from '../config/index.js';
 import {
   plainFields,
@@ -77,6 +78,13 @@ export async function startEngine(
     log.error(unrecoverableFields(intent), UNRECOVERABLE_MESSAGE);
   };
 
+  const names = (list: readonly EnvironmentConfig[]) => list.map((env) => env.name);
+  const drift = await openDriftWatch({
+    stateFile: init.config.stateFile,
+    environments: names(init.config.environments),
+    emit,
+    log,
+  });
   const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
   // Lag samples while an API call is in flight, none between calls (measurement/lag.ts).
   const stopWatchingCalls = watchCallsInFlight(() => lag.begin());
@@ -87,6 +95,7 @@ export async function startEngine(
       userAgent: init.userAgent,
       log: withFields(log, { environment: config.name }),
       onUnrecoverable,
+      onResponse: (response) => drift.observe(config.name, response),
       ...(predecessor ? { predecessor } : {}),
     });
   const environments = init.config.environments.map((config) => runtimeOf(config));
@@ -227,6 +236,7 @@ export async function startEngine(
       const added = scheduled.filter((env) => report.added.includes(env.name));
       if (added.length > 0) sweeps.push(sweepLeftovers(added, ledger, log, stopSweep.signal));
       report.schedule = scheduler.schedule;
+      drift.setEnvironments(names(config.environments));
       return report;
     },
     async stop(graceMs: number) {
@@ -241,6 +251,7 @@ export async function startEngine(
       await Promise.all(retiring);
       await Promise.all([...current.values()].map((env) => env.close()));
       ledger.close();
+      await drift.close();
       reportOpenAtExit(ledger, log);
     },
   };

@@ -7,6 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pino, type Logger } from 'pino';
 import { adminRoutes } from './admin.js';
+import { installDriftFaults } from './drift-response.js';
 import {
   FaultController,
   parseFaultHeader,
@@ -136,6 +137,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
 
   app.use((req, res, next) => {
     installServerTiming(res);
+    installDriftFaults(res);
     const context: SimContext = {
       requestId: randomUUID(),
       environment: 'default',
