@@ -63,6 +63,7 @@ export class DriftBook {
   #dirty = false;
   #lastWrite = 0;
   #timer: NodeJS.Timeout | null = null;
+  #syncing: Promise<void> = Promise.resolve();
 
   private constructor(
     state: DriftState,
@@ -147,7 +148,14 @@ export class DriftBook {
    * Takes accepts made on the file since it was last read, then writes what was learned when
    * `force`d or due. Never throws: a failed write is reported and tried again at the next sync.
    */
-  async sync(force = false): Promise<void> {
+  sync(force = false): Promise<void> {
+    // One sync at a time in this process: each starts after the one before has written.
+    const next = this.#syncing.then(() => this.#syncNow(force));
+    this.#syncing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #syncNow(force: boolean): Promise<void> {
     try {
       await this.options.withLock(async () => {
         await this.#takeAccepts();

@@ -9,7 +9,14 @@ import { readDriftState } from '../../src/drift/store.js';
 import { LEARNING } from '../../src/drift/tracker.js';
 import type { Fault } from '../../src/simulator/index.js';
 import { rawRequest, startTestSimulator, testClock, type TestClock } from '../simulator/helpers.js';
-import { countsOf, driftClient, KEY, scratchBook, type DriftClient } from './simulated.js';
+import {
+  countsOf,
+  driftClient,
+  KEY,
+  scratchBook,
+  writeErrors,
+  type DriftClient,
+} from './simulated.js';
 
 const START = Date.parse('2026-11-28T00:00:00Z');
 const STEP_MS = 3 * 60_000;
@@ -35,6 +42,7 @@ afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
   tokens.clear();
   await book.close();
+  expect(writeErrors.splice(0)).toEqual([]);
 });
 
 function clientOf(environment: string): DriftClient {
