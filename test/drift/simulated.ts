@@ -22,14 +22,20 @@ export interface Answer {
   body: unknown;
 }
 
-/** A DriftBook on a scratch file, reading `now`; `close` stops its sync timer. */
-export async function scratchBook(now: () => number): Promise<{ book: DriftBook; path: string }> {
+/**
+ * A DriftBook on a scratch file, reading `now`; `onChange` hears every change of an operation's
+ * open differences. `close` stops its sync timer.
+ */
+export async function scratchBook(
+  now: () => number,
+  onChange: (environment: string, operation: string, counts: DriftCounts) => void = () => undefined,
+): Promise<{ book: DriftBook; path: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'drift-sim-'));
   const path = join(dir, 'contract-baselines.json');
   const { book } = await DriftBook.open({
     path,
     specOf: responseSpecOf,
-    onChange: () => undefined,
+    onChange,
     withLock: (fn) => withLock(`${path}.lock`, fn),
     onWriteError: (err) => {
       throw err;
