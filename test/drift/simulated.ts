@@ -25,14 +25,20 @@ export interface Answer {
 /** The write failures of every scratch book: a test of the model expects none. */
 export const writeErrors: unknown[] = [];
 
-/** A DriftBook on a scratch file, reading `now`; `close` stops its sync timer. */
-export async function scratchBook(now: () => number): Promise<{ book: DriftBook; path: string }> {
+/**
+ * A DriftBook on a scratch file, reading `now`; `onChange` hears every change of an operation's
+ * open differences. `close` stops its sync timer.
+ */
+export async function scratchBook(
+  now: () => number,
+  onChange: (environment: string, operation: string, counts: DriftCounts) => void = () => undefined,
+): Promise<{ book: DriftBook; path: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'drift-sim-'));
   const path = join(dir, 'contract-baselines.json');
   const { book } = await DriftBook.open({
     path,
     specOf: responseSpecOf,
-    onChange: () => undefined,
+    onChange,
     withLock: (fn) => withLock(`${path}.lock`, fn),
     // A sync started by an observation is not awaited: its failure would be unhandled if thrown.
     onWriteError: (err) => writeErrors.push(err),

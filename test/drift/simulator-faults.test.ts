@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DriftBook } from '../../src/drift/book.js';
 import { readDriftState } from '../../src/drift/store.js';
 import { LEARNING } from '../../src/drift/tracker.js';
-import type { Fault } from '../../src/simulator/index.js';
+import { DEMO_TIMELINE, type Fault } from '../../src/simulator/index.js';
 import { rawRequest, startTestSimulator, testClock, type TestClock } from '../simulator/helpers.js';
 import {
   countsOf,
@@ -31,9 +31,15 @@ let bookPath: string;
 const clients: DriftClient[] = [];
 const tokens = new Map<string, string>();
 
-beforeEach(async () => {
+beforeEach(async (context) => {
   clock = testClock(START);
-  const sim = await startTestSimulator({ apiKeys: [KEY], now: clock.now, qualifyDelayMs: 1000 });
+  const demo = context.task.name.includes('demo timeline');
+  const sim = await startTestSimulator({
+    apiKeys: [KEY],
+    now: clock.now,
+    qualifyDelayMs: 1000,
+    ...(demo ? { timeline: DEMO_TIMELINE } : {}),
+  });
   url = sim.url;
   ({ book, path: bookPath } = await scratchBook(clock.now));
 });
@@ -78,6 +84,15 @@ async function learn(client: DriftClient, environment: string, op: Op): Promise<
     await call(client, environment, op);
     clock.advance(STEP_MS);
   }
+}
+
+async function admin(path: string, body: unknown) {
+  const res = await rawRequest(`${url}/__sim/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(res.status, res.text).toBeLessThan(300);
 }
 
 async function addRule(rule: {
@@ -211,6 +226,40 @@ describe('drift faults against the drift model', () => {
     const inProduction = await call(production, 'production', 'poll_services');
     expect((inSandbox.body as { qualify_status: string }).qualify_status).toBe('queued');
     expect((inProduction.body as { qualify_status: string }).qualify_status).toBe('available');
+    expect(countsOf(book, 'sandbox', 'poll_services')).toEqual({
+      breaking: 0,
+      warning: 1,
+      info: 0,
+    });
+    expect(countsOf(book, 'production', 'poll_services')).toEqual({
+      breaking: 0,
+      warning: 0,
+      info: 0,
+    });
+  });
+});
+
+describe('the demo timeline', () => {
+  it('the demo timeline drifts the sandbox alone, at minute 24', async () => {
+    const sandbox = clientOf('sandbox');
+    const production = clientOf('production');
+    await admin('timeline', { enabled: false });
+    await learn(sandbox, 'sandbox', 'poll_services');
+    await learn(production, 'production', 'poll_services');
+    const loop = 30 * 60_000;
+    clock.advance(loop - ((clock.now() - START) % loop) + 24 * 60_000 + 10_000);
+    await admin('timeline', { enabled: true });
+
+    const polls = [];
+    for (let i = 0; i < 3; i += 1) {
+      polls.push(await call(sandbox, 'sandbox', 'poll_services'));
+      polls.push(await call(production, 'production', 'poll_services'));
+    }
+    const statuses = polls.map((poll) => (poll.body as { qualify_status: string }).qualify_status);
+    // Sandbox and production in turn: two sandbox polls drift, then the count is used up.
+    // Production's own answer may be any the spec allows; it is never the drifted one.
+    expect(statuses.filter((_, i) => i % 2 === 0)).toEqual(['queued', 'queued', 'available']);
+    expect(statuses.filter((_, i) => i % 2 === 1)).not.toContain('queued');
     expect(countsOf(book, 'sandbox', 'poll_services')).toEqual({
       breaking: 0,
       warning: 1,
