@@ -34,7 +34,7 @@ const LAYERS = [
   { name: 'environment', paths: ['environment\\.ts$'] },
   { name: 'scheduler', paths: ['scheduler/'] },
   { name: 'measurement', paths: ['measurement/(?!worker\\.ts$)'] },
-  { name: 'daemon', paths: ['daemon\\.ts$'] },
+  { name: 'daemon', paths: ['daemon\\.ts$', 'daemon/'] },
 ];
 
 /** A regular expression matching the files of the given layers. */
@@ -117,7 +117,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/checks/(?!index\\.ts)' },
       to: {
-        path: '^src/(cli|cli\\.ts|daemon\\.ts|server|metrics|scheduler|measurement|runner\\.ts|environment\\.ts|control|maintenance|simulator)',
+        path: '^src/(cli|cli\\.ts|daemon\\.ts|daemon/|server|metrics|scheduler|measurement|runner\\.ts|environment\\.ts|control|maintenance|simulator)',
       },
     },
     {
@@ -164,7 +164,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^scripts/' },
       to: {
-        path: '^(src/(cli\\.ts|cli/|healthcheck\\.ts|daemon\\.ts|measurement/|server/|environment\\.ts|runner\\.ts)|test/)',
+        path: '^(src/(cli\\.ts|cli/|healthcheck\\.ts|daemon\\.ts|daemon/|measurement/|server/|environment\\.ts|runner\\.ts)|test/)',
       },
     },
     {

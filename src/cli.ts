@@ -41,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'validate-config': async () => (await import('./cli/validate-config.js')).validateConfigCommand,
   'validate-slo': async () => (await import('./cli/validate-slo.js')).validateSloCommand,
   report: async () => (await import('./cli/report.js')).reportCommand,
+  drift: async () => (await import('./cli/drift.js')).driftCommand,
 };
 
 /** The backstop of a graceful stop; the graceful part normally ends far sooner. */

@@ -5,25 +5,30 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { AnyCheck, CheckResult } from './kernel/check.js';
-import { sectionOf, type EnvironmentConfig, type MonitorConfig } from './config/index.js';
-import { planReload } from './config/reload.js';
+import type { AnyCheck } from './kernel/check.js';
+import { sectionOf, type MonitorConfig } from './config/index.js';
 import {
   startMeasurement,
   type MeasurementHost,
   type MeasurementMode,
 } from './measurement/host.js';
 import type { MeasurementEvent } from './measurement/messages.js';
-import { reconfigureMetrics } from './metrics/reconfigure.js';
-import { Recorder } from './metrics/recorder.js';
-import { createMetrics, metricsEnvironmentOf, type BuildInfo } from './metrics/registry.js';
-import { MaintenanceWatcher } from './maintenance/watcher.js';
+import type { BuildInfo } from './metrics/registry.js';
 import { createServerApp } from './server/app.js';
-import { RunHistory } from './server/history.js';
 import { listenBounded, type BoundedServer } from './server/listen.js';
-import { StatusHistory } from './server/status.js';
-import { UptimeStore, uptimeStorePath } from './server/uptime-store.js';
 import { webDoorWiring, type WebDoorOptions } from './server/web-door.js';
+import { routeEvent } from './daemon/events.js';
+import { applyReload } from './daemon/reload.js';
+import {
+  closeStores,
+  createStores,
+  initialState,
+  openUptimeRecord,
+  type DaemonState,
+  type DaemonStores,
+} from './daemon/stores.js';
+
+export { fromRemovedEnvironment } from './daemon/events.js';
 
 export interface DaemonOptions {
   /** The checks of this build, from the composition root (`checks/index.ts`). */
@@ -65,36 +70,19 @@ export interface Daemon {
  */
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { logger } = opts;
-  /** The configuration in force: a reload replaces it. */
-  let config = opts.config;
-  /** Its environments: events of one a reload removed (its last runs) are logged, not recorded. */
-  let configured = new Set(config.environments.map((env) => env.name));
-  // The 90-day record beside the session ledger (docs/configuration.md, "The uptime record"):
-  // only this thread writes it, at most once a minute and at shutdown. Read before the
-  // measurement thread starts: its first events find the record open.
-  const uptime = await UptimeStore.open({
-    path: uptimeStorePath(config.stateFile),
-    checks: opts.checks,
-    inMaintenance: (environment) => maintenance.isActive(environment),
-    // One line when writes start failing and one when they work again (docs/configuration.md).
-    onWriteError: (err) =>
-      logger.warn(
-        { code: (err as NodeJS.ErrnoException).code, file: uptimeStorePath(config.stateFile) },
-        'uptime record not written; kept in memory and tried again every minute',
-      ),
-    onWriteRecovered: () =>
-      logger.info({ file: uptimeStorePath(config.stateFile) }, 'uptime record written again'),
-  });
-  if (uptime.recovered !== null) {
-    logger.warn({ detail: uptime.recovered }, 'uptime record unreadable; starting a new one');
-  }
+  const state = initialState(opts.config, opts.checks);
+  // Set below, before the record is ever asked about maintenance (it asks when it writes).
+  let maintenanceActive = (_environment: string): boolean => false;
+  const uptime = await openUptimeRecord(opts.checks, state, logger, (environment) =>
+    maintenanceActive(environment),
+  );
   // The measurement thread starts first: its start-up (modules, environments, one cron task per
   // interval) runs on the other core while this thread builds the registry and binds the server.
   // Its events wait for `deliver`, which is set below, before this function first yields, so none
   // can arrive early.
   let deliver: (event: MeasurementEvent) => void = () => {};
   const measurementStarted = startMeasurement(
-    { config, userAgent: `isa-monitor/${opts.build.version}` },
+    { config: state.config, userAgent: `isa-monitor/${opts.build.version}` },
     (event) => deliver(event),
     opts.measurement === 'inline'
       ? { mode: 'inline', checks: opts.checks }
@@ -102,171 +90,57 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   );
   // Awaited below; until then a failed start must not count as an unhandled rejection.
   measurementStarted.catch(() => {});
-  // The registry's view of the environments, kept for the next reload to compare against.
-  let metricsEnvironments = config.environments.map((env) =>
-    metricsEnvironmentOf(env, opts.checks),
-  );
-  const metrics = createMetrics({
-    checks: opts.checks,
-    environments: metricsEnvironments,
-    build: opts.build,
-    location: config.location ?? null,
-    control: (config.control ?? null) !== null,
-  });
-  const recorder = new Recorder(metrics);
-  for (const env of config.environments) recorder.describeEnvironment(env);
-  // Windows are configuration: this thread evaluates them at their edges (maintenance/watcher.ts).
-  const maintenance = new MaintenanceWatcher({
-    environments: config.environments,
-    onChange: (environment, active) => {
-      recorder.setMaintenanceActive(environment, active);
-      // Not at start for environments without windows: nothing to say about them.
-      if (
-        active ||
-        (config.environments.find((e) => e.name === environment)?.maintenance ?? []).length > 0
-      ) {
-        logger.info(
-          { environment, active },
-          active ? 'maintenance window started' : 'outside maintenance windows',
-        );
-      }
-    },
-  });
-  const status = new StatusHistory({
-    checks: opts.checks,
-    environments: config.environments.map((e) => e.name),
-    maintenance: (environment) => maintenance.status(environment),
-  });
-  const historyEnvironments = (environments: readonly EnvironmentConfig[]) =>
-    environments.map((env) => ({
-      name: env.name,
-      thresholds: env.thresholds,
-      checks: opts.checks.map((check) => {
-        const section = sectionOf(env, check);
-        return { name: check.name, enabled: section.enabled, intervalMs: section.intervalMs };
-      }),
-    }));
-  const history = new RunHistory({
-    checks: opts.checks,
-    maintenance: (environment) => maintenance.status(environment),
-    windowMs: config.history.windowMs,
-    runs: config.history.runs,
-    environments: historyEnvironments(config.environments),
-  });
-  const webDoor = webDoorWiring(opts.web, logger);
-  const availabilityCheck = opts.checks.find((check) => check.availability !== undefined);
-  let ready = false;
+  const stores = createStores(opts, state, uptime);
+  maintenanceActive = (environment) => stores.maintenance.isActive(environment);
   let fail: (reason: string) => void = () => {};
   const failed = new Promise<string>((resolve) => (fail = resolve));
-  const app = createServerApp({
-    registry: metrics.registry,
-    status,
-    history,
-    uptime: {
-      store: uptime,
-      // The configuration in force: a reload adds and removes environments here too.
-      environments: () =>
-        config.environments.map((env) => {
-          const section = availabilityCheck ? sectionOf(env, availabilityCheck) : null;
-          return { name: env.name, intervalMs: section?.enabled ? section.intervalMs : 0 };
-        }),
-      inMaintenance: (environment) => maintenance.isActive(environment),
-    },
-    isReady: () => ready,
+  const route = {
+    stores,
+    state,
     logger,
-    ...webDoor.app,
-  });
-  const onEvent = (event: MeasurementEvent): void => {
-    if (fromRemovedEnvironment(event, configured)) {
-      if (event.type === 'result') logRun(logger, event.result);
-      return;
-    }
-    switch (event.type) {
-      case 'result':
-        recorder.recordResult(event.result);
-        logRun(logger, event.result);
-        // The status page and its history show scheduled runs; follow-ups are in their metrics.
-        if (event.result.followUp === true) break;
-        status.add(event.result);
-        history.add(event.result);
-        uptime.record(event.result);
-        break;
-      case 'follow_up':
-        recorder.recordFollowUp(event.environment, event.check, event.event);
-        logger.info(
-          {
-            environment: event.environment,
-            check: event.check,
-            ...(event.event.type === 'ended' ? { end: event.event.end } : {}),
-          },
-          `${event.check} follow-up runs ${event.event.type}`,
-        );
-        break;
-      case 'control':
-        recorder.recordControlProbe(event.result, event.durationMs);
-        break;
-      case 'skip':
-        recorder.recordSkip(event.environment, event.check, event.reason);
-        logger.info(
-          { environment: event.environment, check: event.check, reason: event.reason },
-          'check run skipped',
-        );
-        break;
-      case 'abandoned':
-        // Logged where it happened, on the measurement thread.
-        recorder.recordAbandoned(event.environment, event.check);
-        break;
-      case 'sessions_open':
-        // A removed environment's series lives while the ledger holds its sessions.
-        if (!configured.has(event.environment) && event.count === 0)
-          recorder.forgetSessionsOpen(event.environment);
-        else recorder.setSessionsOpen(event.environment, event.count);
-        history.setSessionsOpen(event.environment, event.count);
-        break;
-      case 'session_unrecoverable':
-        recorder.recordUnrecoverable(event.environment);
-        break;
-      case 'ledger_writable':
-        recorder.setLedgerWritable(event.writable);
-        break;
-      case 'lag':
-        recorder.recordMeasurementLag(event.samplesMs);
-        break;
-      case 'log':
-        logger[event.level](event.fields, event.msg);
-        break;
-      case 'ready':
-        logger.info(
-          { schedule: event.schedule, leftoverSessions: event.leftoverSessions },
-          'schedules started',
-        );
-        break;
-      case 'fatal':
-        logger.error({ detail: event.message }, 'measurement engine failed');
-        ready = false;
-        fail(event.message);
-        break;
-      case 'reloaded':
-      case 'stopped':
-        break;
-    }
+    fail: (reason: string) => {
+      state.ready = false;
+      fail(reason);
+    },
   };
+  deliver = (event) => routeEvent(event, route);
 
-  deliver = onEvent;
+  const { listener, url } = await serve(opts, state, stores, measurementStarted);
+  let measurement: MeasurementHost;
+  try {
+    measurement = await measurementStarted;
+  } catch (err) {
+    await closeStores(stores);
+    await listener.close();
+    throw err;
+  }
+  state.ready = true;
+  return daemonHandle({ ...opts, state, stores, measurement, listener, url, failed });
+}
 
+/**
+ * Binds the metrics and status server over the stores. Without a server there is no daemon: on
+ * failure the stores close and the measurement thread stops too (it may not have started at all).
+ */
+async function serve(
+  opts: DaemonOptions,
+  state: DaemonState,
+  stores: DaemonStores,
+  measurementStarted: Promise<MeasurementHost>,
+): Promise<{ listener: BoundedServer; url: string }> {
+  const { logger } = opts;
+  const webDoor = webDoorWiring(opts.web, logger);
   let listener: BoundedServer;
   try {
-    listener = await listenBounded(app, {
-      host: config.listen.host,
-      port: config.listen.port,
+    listener = await listenBounded(serverApp(opts, state, stores, webDoor.app), {
+      host: state.config.listen.host,
+      port: state.config.listen.port,
       logger,
-      onReject: (reason) => metrics.serverConnectionsRejected.inc({ reason }),
+      onReject: (reason) => stores.metrics.serverConnectionsRejected.inc({ reason }),
       ...webDoor.listen,
     });
   } catch (err) {
-    maintenance.stop();
-    await uptime.close().catch(() => undefined);
-    // No server, no daemon: the measurement thread stops too (it may not have started at all).
+    await closeStores(stores);
     await measurementStarted.then(
       (measurement) => measurement.stop(0),
       () => {},
@@ -281,85 +155,69 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     { page: `${url}/`, url },
     'serving /metrics, /healthz, /readyz, /api/status, /api/history and the status page at /',
   );
+  return { listener, url };
+}
 
-  let measurement: MeasurementHost;
-  try {
-    measurement = await measurementStarted;
-  } catch (err) {
-    maintenance.stop();
-    await uptime.close().catch(() => undefined);
-    await listener.close();
-    throw err;
-  }
-  ready = true;
+/** The express app over the stores and the configuration in force. */
+function serverApp(
+  opts: DaemonOptions,
+  state: DaemonState,
+  stores: DaemonStores,
+  webDoorApp: ReturnType<typeof webDoorWiring>['app'],
+): ReturnType<typeof createServerApp> {
+  const availabilityCheck = opts.checks.find((check) => check.availability !== undefined);
+  return createServerApp({
+    registry: stores.metrics.registry,
+    status: stores.status,
+    history: stores.history,
+    uptime: {
+      store: stores.uptime,
+      // The configuration in force: a reload adds and removes environments here too.
+      environments: () =>
+        state.config.environments.map((env) => {
+          const section = availabilityCheck ? sectionOf(env, availabilityCheck) : null;
+          return { name: env.name, intervalMs: section?.enabled ? section.intervalMs : 0 };
+        }),
+      inMaintenance: (environment) => stores.maintenance.isActive(environment),
+    },
+    isReady: () => state.ready,
+    logger: opts.logger,
+    ...webDoorApp,
+  });
+}
 
-  const applyReload = async (loaded: MonitorConfig): Promise<void> => {
-    const began = performance.now();
-    const plan = planReload(config, loaded);
-    for (const key of plan.kept) {
-      logger.warn(
-        { key },
-        `configuration reload: ${key} cannot change without a restart; the running value stays`,
-      );
-    }
-    config = plan.config;
-    configured = new Set(config.environments.map((env) => env.name));
-    logger.level = config.logLevel;
-    // The registry first: the measurement thread's first events under the new configuration
-    // find their series.
-    const nextMetricsEnvironments = config.environments.map((env) =>
-      metricsEnvironmentOf(env, opts.checks),
-    );
-    const { rebuilt } = await reconfigureMetrics(metrics, {
-      checks: opts.checks,
-      previous: metricsEnvironments,
-      next: nextMetricsEnvironments,
-    });
-    metricsEnvironments = nextMetricsEnvironments;
-    recorder.bind();
-    for (const env of config.environments) recorder.describeEnvironment(env);
-    maintenance.update(config.environments);
-    status.setEnvironments(config.environments.map((env) => env.name));
-    history.setEnvironments(historyEnvironments(config.environments));
-    const report = await measurement.reload(config);
-    metrics.configLastReloadSuccessful.set(1);
-    metrics.configLastReloadSuccessTimestamp.set(Math.floor(Date.now() / 1000));
-    logger.info(
-      {
-        added: report.added,
-        changed: report.changed,
-        removed: report.removed,
-        unchanged: report.unchanged.length,
-        ...(plan.kept.length > 0 ? { kept: plan.kept } : {}),
-        ...(rebuilt.length > 0 ? { histogramsRestarted: rebuilt } : {}),
-        durationMs: Math.round(performance.now() - began),
-        schedule: report.schedule,
-      },
-      'configuration reloaded',
-    );
-  };
+/** The running daemon: reloads one at a time, in the order asked, and one graceful stop. */
+function daemonHandle(running: {
+  checks: readonly AnyCheck[];
+  logger: Logger;
+  state: DaemonState;
+  stores: DaemonStores;
+  measurement: MeasurementHost;
+  listener: BoundedServer;
+  url: string;
+  failed: Promise<string>;
+}): Daemon {
+  const { state, stores, measurement, listener, logger } = running;
   let reloads: Promise<void> = Promise.resolve();
-
   let stopping: Promise<void> | undefined;
   return {
-    url,
-    failed,
+    url: running.url,
+    failed: running.failed,
     reload(loaded) {
-      const next = reloads.then(() => (stopping ? undefined : applyReload(loaded)));
+      const next = reloads.then(() => (stopping ? undefined : applyReload(loaded, running)));
       reloads = next.catch(() => {});
       return next;
     },
     reloadRefused() {
-      metrics.configLastReloadSuccessful.set(0);
+      stores.metrics.configLastReloadSuccessful.set(0);
     },
     stop() {
       stopping ??= (async () => {
-        ready = false;
-        logger.info({ graceMs: config.shutdownTimeoutMs }, 'shutting down');
-        await measurement.stop(config.shutdownTimeoutMs);
+        state.ready = false;
+        logger.info({ graceMs: state.config.shutdownTimeoutMs }, 'shutting down');
+        await measurement.stop(state.config.shutdownTimeoutMs);
         // After the last runs: they are in the record a restart reads.
-        await uptime.close().catch(() => undefined);
-        maintenance.stop();
+        await closeStores(stores);
         await listener.close();
         logger.info({}, 'stopped');
         logger.flush();
@@ -367,56 +225,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       return stopping;
     },
   };
-}
-
-/**
- * Whether `event` is about an environment that is no longer configured, and so has no series
- * left to record. A session reported unrecoverable is not: the runtime of a removed environment
- * still sweeps its sessions (docs/configuration.md, "Reload"), and one nobody can close is what
- * `IsaSyntheticSessionsUnrecoverable` must still see, so it is counted whatever the configuration.
- * Nor is the open-session count: the ledger's sessions of a removed environment are what
- * `IsaSyntheticSessionsLeaking` must see until they are closed (sessions/removed.ts).
- */
-export function fromRemovedEnvironment(
-  event: MeasurementEvent,
-  configured: ReadonlySet<string>,
-): boolean {
-  switch (event.type) {
-    case 'result':
-      return !configured.has(event.result.environment);
-    case 'skip':
-    case 'abandoned':
-    case 'follow_up':
-      return !configured.has(event.environment);
-    default:
-      return false;
-  }
-}
-
-/** One line per run: what on-call greps for. */
-function logRun(logger: Logger, result: CheckResult): void {
-  const requestIds = result.steps.map((s) => s.requestId).filter((id) => id !== null);
-  logger[result.outcome === 'pass' ? 'info' : 'warn'](
-    {
-      environment: result.environment,
-      check: result.check,
-      outcome: result.outcome,
-      reason: result.reason,
-      ...result.summary,
-      durationMs: result.durationMs,
-      // Only when the run waited for request-budget tokens: that time is not in durationMs.
-      ...(result.budgetWaitMs ? { budgetWaitMs: result.budgetWaitMs } : {}),
-      steps: result.steps.map((s) => ({
-        name: s.name,
-        statusCode: s.statusCode,
-        durationMs: s.durationMs,
-        ...(s.error ? { error: s.error } : {}),
-      })),
-      ...(requestIds.length > 0 ? { requestIds } : {}),
-      ...(result.followUp === true ? { followUp: true } : {}),
-    },
-    `${result.check}${result.followUp === true ? ' follow-up' : ''} ${result.outcome}`,
-  );
 }
 
 function formatHost(address: string): string {

@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiClient } from './api/client.js';
 import type { AnyCheck, CheckLogger, CheckResult, SessionTracker } from './kernel/check.js';
+import type { ApiResponse } from './kernel/api.js';
 import type { EnvironmentConfig } from './config/index.js';
 import { proxySettingsOf, runDeadlineMs, sectionOf } from './config/section.js';
 import { ClientIdentity } from './api/client-identity.js';
@@ -26,6 +27,8 @@ export interface EnvironmentRuntimeOptions {
   userAgent: string;
   log: CheckLogger;
   dispatcher?: Dispatcher;
+  /** Sees every response after the Retry-After gate did: contract drift (docs/drift.md). */
+  onResponse?: (response: ApiResponse) => void;
   /** A create intent that ended with no token: a session nobody can close (reported). */
   onUnrecoverable?: (intent: CreateIntent) => void;
   /** How long a create's late answer is still read (default `LATE_ANSWER_GRACE_MS`). */
@@ -77,7 +80,10 @@ export class EnvironmentRuntime {
       ...(config.proxy ? { proxy: proxySettingsOf(config.proxy) } : {}),
       ...(config.clientCertificate ? { identity: clientIdentityOf(config.clientCertificate) } : {}),
       // Every 429 and every 503 with Retry-After closes the gate, whichever path received it.
-      onResponse: (response) => this.gate.observe(response.statusCode, response.retryAfterMs),
+      onResponse: (response) => {
+        this.gate.observe(response.statusCode, response.retryAfterMs);
+        opts.onResponse?.(response);
+      },
     });
     const predecessor = opts.predecessor;
     this.gate =

@@ -63,67 +63,144 @@ export interface RunOptions {
 
 /** Runs `opts.check` once and returns its Result. Never throws. */
 export async function runCheck(opts: RunOptions): Promise<CheckResult> {
+  const clock = runClock(opts);
+  const held = holdSessions(opts.sessions, opts.abandon);
+  const outer = opts.abandon === undefined ? null : anySignal(opts.signal, opts.abandon);
+  const runDeadline = deadline(opts.timeoutMs + clock.early, outer?.signal ?? opts.signal);
+  const start = clock.now() + clock.early;
+  const run: RunState = {
+    start,
+    startPending: clock.early > 0,
+    signal: runDeadline.signal,
+    deadlineAt: start + opts.timeoutMs,
+    budgetWaitMs: 0,
+    steps: [],
+    responses: [],
+    contractChecks: [],
+    cleanups: [],
+  };
+  const correlationId = randomUUID();
+  const log = withFields(opts.log, { correlationId });
+  const ctx = checkContext(opts, run, clock, { sessions: held.tracker, log, correlationId });
+  const outcome = await outcomeOf(opts.check, ctx, run, log);
+  runDeadline.release();
+  outer?.release();
+  await runCleanups(run, opts, clock.now, log);
+  held.release();
+  return {
+    check: opts.check.name,
+    environment: opts.environment.name,
+    outcome: outcome.outcome,
+    reason: outcome.reason,
+    summary: opts.check.summary(outcome.facts),
+    details: opts.check.details?.(outcome.facts) ?? {},
+    startedAt: clock.startedAt,
+    durationMs: round(clock.now() - run.start - run.budgetWaitMs),
+    budgetWaitMs: round(run.budgetWaitMs),
+    steps: run.steps,
+    facts: outcome.facts,
+    responses: run.responses,
+    contractChecks: run.contractChecks,
+  };
+}
+
+/** What a run's context and the runner share while the run goes on. */
+interface RunState {
+  /** Monotonic start of the run; re-taken when the wait for the run's instant ends. */
+  start: number;
+  /** The first request still waits for the run's instant (`RunOptions.startAt`). */
+  startPending: boolean;
+  /** The run's signal: its deadline's, then, once the check returns, its cleanups'. */
+  signal: AbortSignal;
+  /** When that signal's deadline comes (monotonic): no admission waits past it. */
+  deadlineAt: number;
+  /** Time spent waiting for the environment's request budget: not the API's time (see `admit`). */
+  budgetWaitMs: number;
+  steps: StepRecord[];
+  responses: CheckResult['responses'];
+  contractChecks: CheckResult['contractChecks'];
+  cleanups: Array<() => Promise<void>>;
+}
+
+/** The clocks of a run and when it starts. */
+interface RunClock {
+  /** Monotonic clock in ms. */
+  now: () => number;
+  /** Wall clock in ms: the one the schedule names instants in. */
+  wallClock: () => number;
+  /** The run's start on the wall clock (`CheckResult.startedAt`). */
+  startedAt: number;
+  /** How long before its instant the run was set up (0 when set up late). */
+  early: number;
+}
+
+function runClock(opts: RunOptions): RunClock {
   const now = opts.now ?? (() => performance.now());
   const wallClock = opts.wallNow ?? Date.now;
   const setUpAt = wallClock();
   // A run set up ahead of its instant starts at it; one set up late starts now.
   const early = opts.startAt === undefined ? 0 : Math.max(0, opts.startAt - setUpAt);
-  const startedAt = setUpAt + early;
-  // Re-taken when the wait for the instant ends (below).
-  let start = now() + early;
-  let startPending = early > 0;
-  const correlationId = randomUUID();
-  const steps: StepRecord[] = [];
-  const responses: CheckResult['responses'] = [];
-  const contractChecks: CheckResult['contractChecks'] = [];
-  const cleanups: Array<() => Promise<void>> = [];
+  return { now, wallClock, startedAt: setUpAt + early, early };
+}
 
-  // The tokens this run holds away from the reaper: handed back when the run ends or is
-  // abandoned, whatever its cleanups managed, so that no token is held for ever.
+/**
+ * The run's view of the environment's session tracker: it keeps the tokens this run holds away
+ * from the reaper, and `release` hands them back when the run ends or is abandoned, whatever its
+ * cleanups managed, so that no token is held for ever.
+ */
+function holdSessions(
+  tracker: SessionTracker,
+  abandon: AbortSignal | undefined,
+): { tracker: SessionTracker; release(): void } {
   const held = new Set<string>();
-  const sessions: SessionTracker = {
-    async create(body, options, admitCreate) {
-      const created = await opts.sessions.create(body, options, admitCreate);
-      for (const token of created.tokens) held.add(token);
-      return created;
-    },
-    opened: (token, campaignId) => opts.sessions.opened(token, campaignId),
-    closed(token) {
-      held.delete(token);
-      return opts.sessions.closed(token);
-    },
-    release(token) {
-      held.delete(token);
-      opts.sessions.release(token);
-    },
-  };
   const releaseHeld = (): void => {
-    for (const token of held) opts.sessions.release(token);
+    for (const token of held) tracker.release(token);
     held.clear();
   };
-  opts.abandon?.addEventListener('abort', releaseHeld, { once: true });
+  abandon?.addEventListener('abort', releaseHeld, { once: true });
+  return {
+    tracker: {
+      async create(body, options, admitCreate) {
+        const created = await tracker.create(body, options, admitCreate);
+        for (const token of created.tokens) held.add(token);
+        return created;
+      },
+      opened: (token, campaignId) => tracker.opened(token, campaignId),
+      closed(token) {
+        held.delete(token);
+        return tracker.closed(token);
+      },
+      release(token) {
+        held.delete(token);
+        tracker.release(token);
+      },
+    },
+    release() {
+      releaseHeld();
+      abandon?.removeEventListener('abort', releaseHeld);
+    },
+  };
+}
 
-  const outer = opts.abandon === undefined ? null : anySignal(opts.signal, opts.abandon);
-  const runDeadline = deadline(opts.timeoutMs + early, outer?.signal ?? opts.signal);
-  let deadlineAt = start + opts.timeoutMs;
-  let signal = runDeadline.signal;
-  const log = withFields(opts.log, { correlationId });
-  const priority = opts.check.budgetPriority ?? 'normal';
-  // Time spent waiting for the environment's request budget: not the API's time (see `admit`).
-  let budgetWaitMs = 0;
-
-  const ctx: CheckContext = {
+/** The context a check runs in: only its own section, the run's signal, steps and cleanups. */
+function checkContext(
+  opts: RunOptions,
+  run: RunState,
+  clock: RunClock,
+  own: { sessions: SessionTracker; log: CheckLogger; correlationId: string },
+): CheckContext {
+  return {
     // Only this check's own section and the environment's shared settings: never the API key.
     config: sectionOf(opts.environment, opts.check),
     environment: checkEnvironmentOf(opts.environment),
     client: opts.client,
     get signal() {
-      return signal;
+      return run.signal;
     },
-    log,
-    correlationId,
+    log: own.log,
+    correlationId: own.correlationId,
     runNumber: opts.runNumber,
-    sessions,
+    sessions: own.sessions,
     createdSessions: opts.createdSessions,
     retained<T extends object>(init: () => T): T {
       const kept = opts.retained.get(opts.check.name);
@@ -132,77 +209,97 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
       opts.retained.set(opts.check.name, made);
       return made;
     },
-    now,
-    async acquireBudget() {
-      if (startPending) {
-        // The first request goes out at the run's instant, not before (see `startAt`).
-        startPending = false;
-        // On the wall clock, the one the schedule names instants in; the thread may sleep
-        // through the last stretch unless another request's answer is on its way.
-        await waitUntil(startedAt, { now: wallClock, reading: () => callsInFlight() > 0 });
-        start = now();
-      }
-      // Never wait for a Retry-After that outlasts the run: fail now, as rate limited. Nor for a
-      // budget token that cannot come before the deadline: fail now, as `budget`.
-      const maxWaitMs = Math.max(0, deadlineAt - now());
-      const estimateMs = opts.budget.waitEstimateMs(priority);
-      if (estimateMs > maxWaitMs) throw new BudgetWaitError(estimateMs, maxWaitMs);
-      // A deadline that comes while the request waits for its token is a BudgetWaitError too.
-      await admit(opts.gate, opts.budget, {
-        signal,
-        maxWaitMs,
-        priority,
-        now,
-        onBudgetWait: (ms) => (budgetWaitMs += ms),
-      });
-    },
-    sleep: (ms) => delay(ms, undefined, { signal }),
+    now: clock.now,
+    acquireBudget: () => acquireBudget(opts, run, clock),
+    sleep: (ms) => delay(ms, undefined, { signal: run.signal }),
     step(name, response, expectedStatus) {
       opts.gate.observe(response.statusCode, response.retryAfterMs);
-      responses.push({
+      run.responses.push({
         operation: response.operation,
         code: response.statusCode === null ? 'none' : String(response.statusCode),
       });
       const record = stepRecord(name, response, expectedStatus);
-      steps.push(record);
+      run.steps.push(record);
       return record;
     },
     contract: (check, result, detail) =>
-      contractChecks.push(detail === undefined ? { check, result } : { check, result, detail }),
-    cleanup: (fn) => cleanups.push(fn),
+      run.contractChecks.push(detail === undefined ? { check, result } : { check, result, detail }),
+    cleanup: (fn) => run.cleanups.push(fn),
   };
+}
 
-  let outcome: CheckOutcome<unknown> | { outcome: 'fail'; reason: string; facts: null };
-  try {
-    outcome = await opts.check.run(ctx);
-  } catch (err) {
-    const aborted = signal.aborted;
-    log.warn({ err, aborted }, 'check run ended with an error');
-    // Told to wait longer than the run may: the API's rate limit, not a fault of the check; a
-    // budget token that could not come in time is the monitor's own pacing (`budget`).
-    const reason =
-      err instanceof BudgetWaitError
-        ? 'budget'
-        : aborted
-          ? 'timeout'
-          : err instanceof RetryAfterError
-            ? 'rate_limited'
-            : 'error';
-    outcome = { outcome: 'fail', reason, facts: null };
+/** Admits one request of the run: at its instant, within its deadline, through gate and budget. */
+async function acquireBudget(opts: RunOptions, run: RunState, clock: RunClock): Promise<void> {
+  const { now } = clock;
+  if (run.startPending) {
+    // The first request goes out at the run's instant, not before (see `startAt`).
+    run.startPending = false;
+    // On the wall clock, the one the schedule names instants in; the thread may sleep
+    // through the last stretch unless another request's answer is on its way.
+    await waitUntil(clock.startedAt, { now: clock.wallClock, reading: () => callsInFlight() > 0 });
+    run.start = now();
   }
+  const priority = opts.check.budgetPriority ?? 'normal';
+  // Never wait for a Retry-After that outlasts the run: fail now, as rate limited. Nor for a
+  // budget token that cannot come before the deadline: fail now, as `budget`.
+  const maxWaitMs = Math.max(0, run.deadlineAt - now());
+  const estimateMs = opts.budget.waitEstimateMs(priority);
+  if (estimateMs > maxWaitMs) throw new BudgetWaitError(estimateMs, maxWaitMs);
+  // A deadline that comes while the request waits for its token is a BudgetWaitError too.
+  await admit(opts.gate, opts.budget, {
+    signal: run.signal,
+    maxWaitMs,
+    priority,
+    now,
+    onBudgetWait: (ms) => (run.budgetWaitMs += ms),
+  });
+}
 
-  runDeadline.release();
-  outer?.release();
+/** The check's own outcome, or the failure its error means. */
+async function outcomeOf(
+  check: AnyCheck,
+  ctx: CheckContext,
+  run: RunState,
+  log: CheckLogger,
+): Promise<CheckOutcome<unknown> | { outcome: 'fail'; reason: string; facts: null }> {
+  try {
+    return await check.run(ctx);
+  } catch (err) {
+    const aborted = run.signal.aborted;
+    log.warn({ err, aborted }, 'check run ended with an error');
+    return { outcome: 'fail', reason: failureReason(err, aborted), facts: null };
+  }
+}
 
-  // Cleanups run newest first, under their own deadline, and never change the outcome. The run
-  // waits for them no longer than that deadline: a cleanup that overstays it (a close whose answer
-  // never comes, a ledger write that hangs) goes on alone, and what it held is the reaper's.
+/**
+ * Why a run that threw failed. Told to wait longer than the run may: the API's rate limit, not a
+ * fault of the check; a budget token that could not come in time is the monitor's own pacing
+ * (`budget`).
+ */
+function failureReason(err: unknown, aborted: boolean): string {
+  if (err instanceof BudgetWaitError) return 'budget';
+  if (aborted) return 'timeout';
+  if (err instanceof RetryAfterError) return 'rate_limited';
+  return 'error';
+}
+
+/**
+ * Runs the cleanups newest first, under their own deadline; they never change the outcome. The
+ * run waits for them no longer than that deadline: a cleanup that overstays it (a close whose
+ * answer never comes, a ledger write that hangs) goes on alone, and what it held is the reaper's.
+ */
+async function runCleanups(
+  run: RunState,
+  opts: RunOptions,
+  now: () => number,
+  log: CheckLogger,
+): Promise<void> {
   const cleanupMs = opts.cleanupTimeoutMs ?? 15_000;
   const cleanupDeadline = deadline(cleanupMs, opts.abandon);
-  signal = cleanupDeadline.signal;
-  deadlineAt = now() + cleanupMs;
+  run.signal = cleanupDeadline.signal;
+  run.deadlineAt = now() + cleanupMs;
   const cleaned = (async () => {
-    for (const cleanup of cleanups.reverse()) {
+    for (const cleanup of run.cleanups.reverse()) {
       try {
         await cleanup();
       } catch (err) {
@@ -215,24 +312,6 @@ export async function runCheck(opts: RunOptions): Promise<CheckResult> {
   overran.release();
   cleanupDeadline.release();
   if (!inTime) log.warn({ cleanupMs }, 'check cleanups overran their deadline; left to the reaper');
-  releaseHeld();
-  opts.abandon?.removeEventListener('abort', releaseHeld);
-
-  return {
-    check: opts.check.name,
-    environment: opts.environment.name,
-    outcome: outcome.outcome,
-    reason: outcome.reason,
-    summary: opts.check.summary(outcome.facts),
-    details: opts.check.details?.(outcome.facts) ?? {},
-    startedAt,
-    durationMs: round(now() - start - budgetWaitMs),
-    budgetWaitMs: round(budgetWaitMs),
-    steps,
-    facts: outcome.facts,
-    responses,
-    contractChecks,
-  };
 }
 
 function stepRecord(

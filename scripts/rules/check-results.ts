@@ -116,6 +116,16 @@ export function environmentEvents(
     const n = wholeNumber('sessions', v);
     events.push({ at: m * 60, record: (r) => r.setSessionsOpen(environment, n) });
   });
+  if (spec.drift_warnings !== undefined) {
+    expandTimeline(spec.drift_warnings, minutes, '0').forEach((v, m) => {
+      const n = wholeNumber('drift_warnings', v);
+      events.push({
+        at: m * 60,
+        record: (r) =>
+          r.setContractDriftDifferences(environment, 'service_providers', 'warning', n),
+      });
+    });
+  }
   expandTimeline(spec.unrecoverable ?? '', minutes, '0').forEach((v, m) => {
     const n = wholeNumber('unrecoverable', v);
     if (n > 0)

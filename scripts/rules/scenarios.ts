@@ -71,6 +71,11 @@ const monitorEnvironmentKeys = {
   /** Sessions reported unrecoverable each minute (counted at m:50). */
   unrecoverable: z.string().optional(),
   /**
+   * Open warning-severity contract differences of the provider list each minute, set at m:00
+   * (`isa_contract_drift_differences`); without it the environment has no drift series.
+   */
+  drift_warnings: z.string().optional(),
+  /**
    * `isa_maintenance_active` per minute, set at m:00: 1 inside a maintenance window, 0 outside
    * (`10*0 20*1`, padded with 0). Without it the gauge stays 0, as the daemon exports it.
    */

@@ -225,28 +225,10 @@ export class ApiClient implements ApiTransport {
    * throws a `TypeError`/`RangeError` for invalid arguments.
    */
   async request(call: ApiCall): Promise<ApiResponse> {
-    if (!Number.isFinite(call.timeoutMs) || call.timeoutMs <= 0) {
-      throw new RangeError('timeoutMs must be a positive number');
-    }
-    if (call.correlationId !== undefined && !isCorrelationId(call.correlationId)) {
-      throw new TypeError('correlationId must be 1-200 visible ASCII characters');
-    }
-    // Serialized before the clock starts: a body that cannot be serialized is a caller's bug.
-    const payload =
-      call.body === undefined ? null : (JSON.stringify(call.body) as string | undefined);
-    if (payload === undefined) throw new TypeError('body is not JSON-serializable');
-    const path = this.#targetOf(call.path);
-    const headers: Record<string, string> = { ...this.#baseHeaders };
-    if (payload !== null) headers['content-type'] = 'application/json';
-    if (call.correlationId !== undefined) {
-      headers['x-correlation-id'] = call.correlationId;
-      headers['x-request-id'] = call.correlationId;
-    }
-
+    const prepared = this.#prepare(call);
     // A rotated client certificate is looked for before the clock starts: not the API's time.
     if (this.#identity !== undefined) await this.#identity.refresh();
-    // Re-taken when undici gets the request (below); until then, for a call that never starts.
-    let startedAt = performance.now();
+    const startedAt = performance.now();
     if (call.signal?.aborted) {
       // Nothing was sent; the caller gave up before the call began.
       return this.#describe(call, startedAt, null, {
@@ -255,118 +237,166 @@ export class ApiClient implements ApiTransport {
         error: new CallCancelledError(CALLER_ABORT_CODE, 'request aborted by the caller'),
       });
     }
-
     return new Promise<ApiResponse>((resolve) => {
-      const signal = call.signal;
-      const late = call.lateAnswer;
-      let answered = false;
-      let graceTimer: NodeJS.Timeout | undefined;
-      // The caller's deadline or abort ends the call. With `lateAnswer`, the exchange is not
-      // aborted yet: the failure is what was measured and is answered at once, while the answer
-      // is still read in the background for `graceMs` (a create whose token must be learned).
-      const giveUp = (error: CallCancelledError): void => {
-        if (late === undefined || answered || exchange.settled) {
-          exchange.cancel(error);
-          return;
-        }
-        answered = true;
-        resolve({
-          ...this.#describe(call, startedAt, null, {
-            kind: 'failed',
-            endedAt: performance.now(),
-            error,
-          }),
-          answerPending: true,
-        });
-        graceTimer = setTimeout(() => {
-          exchange.cancel(
-            new CallCancelledError(DEADLINE_CODE, `no answer within ${late.graceMs} ms of grace`),
-          );
-        }, late.graceMs);
-      };
-      const onAbort = (): void => {
-        giveUp(new CallCancelledError(CALLER_ABORT_CODE, 'request aborted by the caller'));
-      };
-      const timer = setTimeout(() => {
-        giveUp(this.#deadlineError(call.timeoutMs, exchange));
-      }, call.timeoutMs);
-
-      const exchange = new Exchange(call.method, path, this.#maxBodyBytes, {
+      const pending: PendingCall = { call, startedAt, answered: false, resolve };
+      const exchange = new Exchange(call.method, prepared.path, this.#maxBodyBytes, {
         requestStarted: (started) => this.#expectSocket(started),
-        settled: (settled, outcome) => {
-          clearTimeout(timer);
-          clearTimeout(graceTimer);
-          signal?.removeEventListener('abort', onAbort);
-          if (this.#awaitingSocket === settled) this.#awaitingSocket = null;
-          this.#endFlight();
-          let response: ApiResponse;
-          try {
-            response = this.#describe(call, startedAt, settled, outcome);
-          } catch (err) {
-            // This runs inside undici's callbacks, which swallow what they catch; an escaped
-            // error would leave the call pending forever. Report it as a failed call instead.
-            response = this.#describe(call, startedAt, null, {
-              kind: 'failed',
-              endedAt: outcome.endedAt,
-              error: err,
-            });
-          }
-          try {
-            this.#onResponse(response);
-          } catch {
-            // An observer's bug must not leave the call pending.
-          }
-          if (answered) {
-            late?.onAnswer(response);
-          } else if (outcome.kind === 'complete') {
-            answered = true;
-            // undici hands a keep-alive socket back to its pool one event-loop turn after the
-            // response ends (a `setImmediate` queued after this callback returns). Resolving
-            // behind it lets a caller's next sequential call reuse that socket instead of
-            // opening a second connection. The duration was already taken above.
-            queueMicrotask(() => setImmediate(() => resolve(response)));
-          } else {
-            answered = true;
-            resolve(response);
-          }
-        },
+        settled: (settled, outcome) => this.#settle(pending, settled, outcome),
       });
-
-      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#armDeadline(pending, exchange);
       this.#beginFlight();
-      try {
-        // The call's own start, for the deadline and for a call that never reaches the network.
-        // One that does is timed from when it did (`#describe`), as blackbox_exporter's phases
-        // start at its dial: undici's bookkeeping before that is not the API's time.
-        const dispatcher = this.#dispatcherFor(call);
-        startedAt = performance.now();
-        dispatcher.dispatch(
-          {
-            origin: forwardsThroughProxy(this.#origin, this.#route)
-              ? (this.#route?.origin ?? this.#origin)
-              : this.#origin,
-            path,
-            method: call.method,
-            headers,
-            body: payload,
-            // Asks for `Connection: close`: the server and undici close the socket after the answer.
-            reset: call.freshConnection === true,
-            // None of undici's per-phase timers: the call's deadline above (and its grace) ends
-            // every exchange, and those timers, on undici's shared clock that ticks half a second
-            // after one is set, cleared or not, only woke the measuring thread once more after
-            // each call (bench/README.md, "No half-second tick after a call"). The connect
-            // timeout is the measuring connector's (timing.ts).
-            headersTimeout: 0,
-            bodyTimeout: 0,
-          },
-          exchange,
-        );
-      } catch (err) {
-        // A dispatcher reports errors through the handler; one that throws instead is handled
-        // the same way.
-        exchange.fail(err);
-      }
+      this.#dispatch(pending, prepared, exchange);
     });
+  }
+
+  /**
+   * Checks a call's arguments and builds what goes on the wire: its target, headers and body.
+   * The body is serialized before the clock starts: one that cannot be is a caller's bug.
+   */
+  #prepare(call: ApiCall): PreparedRequest {
+    if (!Number.isFinite(call.timeoutMs) || call.timeoutMs <= 0) {
+      throw new RangeError('timeoutMs must be a positive number');
+    }
+    if (call.correlationId !== undefined && !isCorrelationId(call.correlationId)) {
+      throw new TypeError('correlationId must be 1-200 visible ASCII characters');
+    }
+    const payload =
+      call.body === undefined ? null : (JSON.stringify(call.body) as string | undefined);
+    if (payload === undefined) throw new TypeError('body is not JSON-serializable');
+    const headers: Record<string, string> = { ...this.#baseHeaders };
+    if (payload !== null) headers['content-type'] = 'application/json';
+    if (call.correlationId !== undefined) {
+      headers['x-correlation-id'] = call.correlationId;
+      headers['x-request-id'] = call.correlationId;
+    }
+    return { path: this.#targetOf(call.path), headers, payload };
+  }
+
+  /**
+   * The caller's deadline or abort ends the call. With `lateAnswer`, the exchange is not
+   * aborted yet: the failure is what was measured and is answered at once, while the answer is
+   * still read in the background for `graceMs` (a create whose token must be learned).
+   */
+  #armDeadline(pending: PendingCall, exchange: Exchange): void {
+    const { call } = pending;
+    pending.onAbort = () =>
+      this.#giveUp(
+        pending,
+        exchange,
+        new CallCancelledError(CALLER_ABORT_CODE, 'request aborted by the caller'),
+      );
+    pending.deadlineTimer = setTimeout(() => {
+      this.#giveUp(pending, exchange, this.#deadlineError(call.timeoutMs, exchange));
+    }, call.timeoutMs);
+    call.signal?.addEventListener('abort', pending.onAbort, { once: true });
+  }
+
+  /** Ends a call at its deadline or abort: cancels its exchange, or answers and waits in grace. */
+  #giveUp(pending: PendingCall, exchange: Exchange, error: CallCancelledError): void {
+    const late = pending.call.lateAnswer;
+    if (late === undefined || pending.answered || exchange.settled) {
+      exchange.cancel(error);
+      return;
+    }
+    pending.answered = true;
+    pending.resolve({
+      ...this.#describe(pending.call, pending.startedAt, null, {
+        kind: 'failed',
+        endedAt: performance.now(),
+        error,
+      }),
+      answerPending: true,
+    });
+    pending.graceTimer = setTimeout(() => {
+      exchange.cancel(
+        new CallCancelledError(DEADLINE_CODE, `no answer within ${late.graceMs} ms of grace`),
+      );
+    }, late.graceMs);
+  }
+
+  /** Hands the call's exchange to its dispatcher and starts the call's clock. */
+  #dispatch(pending: PendingCall, prepared: PreparedRequest, exchange: Exchange): void {
+    const { call } = pending;
+    try {
+      // The call's own start, for the deadline and for a call that never reaches the network.
+      // One that does is timed from when it did (`#describe`), as blackbox_exporter's phases
+      // start at its dial: undici's bookkeeping before that is not the API's time.
+      const dispatcher = this.#dispatcherFor(call);
+      pending.startedAt = performance.now();
+      dispatcher.dispatch(
+        {
+          origin: forwardsThroughProxy(this.#origin, this.#route)
+            ? (this.#route?.origin ?? this.#origin)
+            : this.#origin,
+          path: prepared.path,
+          method: call.method,
+          headers: prepared.headers,
+          body: prepared.payload,
+          // Asks for `Connection: close`: the server and undici close the socket after the answer.
+          reset: call.freshConnection === true,
+          // None of undici's per-phase timers: the call's deadline above (and its grace) ends
+          // every exchange, and those timers, on undici's shared clock that ticks half a second
+          // after one is set, cleared or not, only woke the measuring thread once more after
+          // each call (bench/README.md, "No half-second tick after a call"). The connect
+          // timeout is the measuring connector's (timing.ts).
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        },
+        exchange,
+      );
+    } catch (err) {
+      // A dispatcher reports errors through the handler; one that throws instead is handled
+      // the same way.
+      exchange.fail(err);
+    }
+  }
+
+  /**
+   * Settles a call once its exchange has: stops its deadline, describes the response, tells the
+   * observer, and answers the caller (or, after a give-up with `lateAnswer`, its `onAnswer`).
+   */
+  #settle(pending: PendingCall, exchange: Exchange, outcome: Outcome): void {
+    clearTimeout(pending.deadlineTimer);
+    clearTimeout(pending.graceTimer);
+    if (pending.onAbort) pending.call.signal?.removeEventListener('abort', pending.onAbort);
+    if (this.#awaitingSocket === exchange) this.#awaitingSocket = null;
+    this.#endFlight();
+    const response = this.#describeSettled(pending, exchange, outcome);
+    try {
+      this.#onResponse(response);
+    } catch {
+      // An observer's bug must not leave the call pending.
+    }
+    if (pending.answered) {
+      pending.call.lateAnswer?.onAnswer(response);
+    } else if (outcome.kind === 'complete') {
+      pending.answered = true;
+      // undici hands a keep-alive socket back to its pool one event-loop turn after the
+      // response ends (a `setImmediate` queued after this callback returns). Resolving
+      // behind it lets a caller's next sequential call reuse that socket instead of
+      // opening a second connection. The duration was already taken above.
+      queueMicrotask(() => setImmediate(() => pending.resolve(response)));
+    } else {
+      pending.answered = true;
+      pending.resolve(response);
+    }
+  }
+
+  /**
+   * The response of a settled exchange. This runs inside undici's callbacks, which swallow what
+   * they catch; an escaped error would leave the call pending forever, so one is reported as a
+   * failed call instead.
+   */
+  #describeSettled(pending: PendingCall, exchange: Exchange, outcome: Outcome): ApiResponse {
+    try {
+      return this.#describe(pending.call, pending.startedAt, exchange, outcome);
+    } catch (err) {
+      return this.#describe(pending.call, pending.startedAt, null, {
+        kind: 'failed',
+        endedAt: outcome.endedAt,
+        error: err,
+      });
+    }
   }
 
   /** Closes the client's own agents (after in-flight calls end); an injected one is left open. */
@@ -510,6 +540,29 @@ export class ApiClient implements ApiTransport {
       errorMessage: extractErrorMessage(statusCode, decoded.body, this.#redact),
     };
   }
+}
+
+/** What goes on the wire for one call (`ApiClient#prepare`). */
+interface PreparedRequest {
+  /** The request target (`#targetOf`). */
+  path: string;
+  headers: Record<string, string>;
+  /** The JSON body, or null for none. */
+  payload: string | null;
+}
+
+/** One call between its start and its answer: what its deadline and its settling share. */
+interface PendingCall {
+  readonly call: ApiCall;
+  /** Re-taken when the exchange is dispatched; until then, for a call that never starts. */
+  startedAt: number;
+  /** The caller has its answer: the response, or a failure while a late answer is still read. */
+  answered: boolean;
+  deadlineTimer?: NodeJS.Timeout;
+  /** Runs while a late answer is read after a give-up (`lateAnswer.graceMs`). */
+  graceTimer?: NodeJS.Timeout;
+  onAbort?: () => void;
+  resolve(response: ApiResponse): void;
 }
 
 /** How an exchange ended. */

@@ -138,12 +138,12 @@ export function createMeasuringConnector(
     const isTls = connectOptions.protocol === 'https:';
     opening = timing;
     let socket: Socket | undefined;
-    let connectTimer: NodeJS.Timeout | undefined;
+    let connectTimeout: ConnectTimeout | undefined;
     let connectEnded = false;
     try {
       socket = base(connectOptions, (...args: Parameters<buildConnector.Callback>) => {
         connectEnded = true;
-        clearTimeout(connectTimer);
+        connectTimeout?.connected();
         // undici calls back on `connect` (http) or `secureConnect` (https) and writes the first
         // request from inside this callback, so stamp the time before handing the socket over.
         if (args[0] === null) {
@@ -157,49 +157,78 @@ export function createMeasuringConnector(
       opening = undefined;
     }
     if (socket) {
-      const opened = socket;
-      if (connectTimeoutMs > 0) {
-        // Ref'd: Node forgets a cleared ref'd timer at once, where a cleared unref'd one still
-        // wakes the thread when it would have fired (limits/timers.ts). The socket holds the
-        // process open meanwhile anyway.
-        connectTimer = setTimeout(() => {
-          // A turn later, as undici does: an error the socket reports in this turn comes first.
-          setImmediate(() => {
-            if (!connectEnded)
-              opened.destroy(
-                new ConnectTimeoutError(
-                  `Connect Timeout Error (attempted address: ${connectOptions.hostname}:` +
-                    `${connectOptions.port || (isTls ? 443 : 80)}, timeout: ${connectTimeoutMs}ms)`,
-                ),
-              );
-          });
-        }, connectTimeoutMs);
-        opened.once('close', () => clearTimeout(connectTimer));
+      // A connector that called back at once has nothing left to time out.
+      if (connectTimeoutMs > 0 && !connectEnded) {
+        connectTimeout = armConnectTimeout(socket, connectTimeoutMs, connectOptions, isTls);
       }
-      connectionTimings.set(socket, timing);
-      // `lookup` fires once per resolved address; net skips it for IP literals.
-      socket.once('lookup', () => {
-        timing.resolvedAt ??= performance.now();
-      });
-      // Emitted by net just before each `connect` system call (Node 20.12 and later); with
-      // several addresses of a name, the first attempt starts the connect phase.
-      socket.once('connectionAttempt', () => {
-        timing.attemptedAt ??= performance.now();
-      });
-      if (isTls) {
-        // For TLS the callback fires after the handshake; `connect` still marks the TCP part.
-        socket.once('connect', () => {
-          timing.connectedAt ??= performance.now();
-        });
-      }
-      // undici reads in paused mode: on `readable` it reads and parses what arrived (the end of
-      // the stream, which ends a body that runs to the close, is a `readable` too). Prepended, so
-      // this stamp precedes that work.
-      socket.prependListener('readable', () => {
-        timing.lastReadAt = performance.now();
-      });
+      stampSocket(socket, timing, isTls);
     }
   };
+}
+
+/** The connector's own connect timeout on one socket: `connected()` ends it. */
+interface ConnectTimeout {
+  connected(): void;
+}
+
+/**
+ * Destroys `socket` with undici's `ConnectTimeoutError` unless it connects within `timeoutMs`.
+ * Ref'd: Node forgets a cleared ref'd timer at once, where a cleared unref'd one still wakes the
+ * thread when it would have fired (limits/timers.ts). The socket holds the process open meanwhile
+ * anyway.
+ */
+function armConnectTimeout(
+  socket: Socket,
+  timeoutMs: number,
+  connectOptions: buildConnector.Options,
+  isTls: boolean,
+): ConnectTimeout {
+  let ended = false;
+  const timer = setTimeout(() => {
+    // A turn later, as undici does: an error the socket reports in this turn comes first.
+    setImmediate(() => {
+      if (!ended)
+        socket.destroy(
+          new ConnectTimeoutError(
+            `Connect Timeout Error (attempted address: ${connectOptions.hostname}:` +
+              `${connectOptions.port || (isTls ? 443 : 80)}, timeout: ${timeoutMs}ms)`,
+          ),
+        );
+    });
+  }, timeoutMs);
+  socket.once('close', () => clearTimeout(timer));
+  return {
+    connected() {
+      ended = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Records `timing` for `socket` and stamps it at each step of its establishment and each read. */
+function stampSocket(socket: Socket, timing: ConnectionTiming, isTls: boolean): void {
+  connectionTimings.set(socket, timing);
+  // `lookup` fires once per resolved address; net skips it for IP literals.
+  socket.once('lookup', () => {
+    timing.resolvedAt ??= performance.now();
+  });
+  // Emitted by net just before each `connect` system call (Node 20.12 and later); with
+  // several addresses of a name, the first attempt starts the connect phase.
+  socket.once('connectionAttempt', () => {
+    timing.attemptedAt ??= performance.now();
+  });
+  if (isTls) {
+    // For TLS the callback fires after the handshake; `connect` still marks the TCP part.
+    socket.once('connect', () => {
+      timing.connectedAt ??= performance.now();
+    });
+  }
+  // undici reads in paused mode: on `readable` it reads and parses what arrived (the end of
+  // the stream, which ends a body that runs to the close, is a `readable` too). Prepended, so
+  // this stamp precedes that work.
+  socket.prependListener('readable', () => {
+    timing.lastReadAt = performance.now();
+  });
 }
 
 /** Options of `createMeasuringAgent`: undici's `Agent` options with connector options in `connect`. */

@@ -8,9 +8,8 @@
  * `npm run generate` assembles (docs/architecture.md, "Generated files").
  */
 import { analyticsCheck } from './analytics/index.js';
-import type { z } from 'zod';
 import { responseSpecs } from '../api/response-schemas.js';
-import { summaryKeysOf, type AnyCheck } from '../kernel/check.js';
+import { responseSchemasOf, summaryKeysOf, type AnyCheck } from '../kernel/check.js';
 import {
   metricCatalog,
   type CONTROL_METRICS,
@@ -69,17 +68,8 @@ export const METRICS = metricCatalog(CHECK_LIST).definitions as typeof UNIVERSAL
   typeof CONTROL_METRICS &
   CheckMetricDefinitions;
 
-/**
- * The schema of each operation's successful answer, from the checks that call it
- * (`Check.operations`): what contract drift holds each operation's answers to (docs/drift.md).
- */
-export const RESPONSE_SCHEMAS: Readonly<Record<string, z.ZodType>> = Object.fromEntries(
-  (CHECK_LIST as readonly AnyCheck[]).flatMap((check) =>
-    Object.entries(check.operations).flatMap(([operation, spec]) =>
-      spec.response === undefined ? [] : [[operation, spec.response] as const],
-    ),
-  ),
-);
+/** The schema of each operation's successful answer, from the checks that call it. */
+export const RESPONSE_SCHEMAS = responseSchemasOf(CHECK_LIST);
 
 /** The spec's view of an operation's answers (or `error`), from the registered checks. */
 export const responseSpecOf = responseSpecs(RESPONSE_SCHEMAS);

@@ -17,6 +17,11 @@ Usage:
                                              run the ISA API simulator
   isa-monitor validate-config --config FILE  validate a config file, touch no network
   isa-monitor validate-slo FILE...           validate objectives' specs (Sloth prometheus/v1)
+  isa-monitor drift --config FILE [--environment NAME] [--json]
+                                             contract baselines, differences, and the
+                                             comparison across environments
+  isa-monitor drift accept --config FILE --environment NAME [--operation OP]
+                                             accept what is seen now as the baseline
   isa-monitor report --prometheus URL --from ISO --to ISO [--environment NAME]
                      [--format markdown|html|json]
                                              availability, incidents and objectives from
@@ -89,6 +94,23 @@ Runs the ISA API simulator. Prints its base URL as the first line on stdout.
 
 Loads and validates the config, prints every problem at once (one per line, with its
 key path), touches no network. Exit 0 when valid, 2 when not.`,
+
+  drift: `Usage: isa-monitor drift --config FILE [--environment NAME] [--json]
+       isa-monitor drift accept --config FILE --environment NAME [--operation OP]
+
+Prints the contract baselines the daemon learned (docs/drift.md), the open differences by
+severity with an example each, and the differences between environments (shapes, data
+sets, provider lists), from contract-baselines.json beside the config's state_file.
+accept makes what the environment's operations (or OP alone; "error" for the error
+envelopes) return now their baseline, clears their open differences and records who
+accepted from where; a running daemon takes it within 5 s.
+
+  --config FILE         YAML config (default: $ISA_MONITOR_CONFIG)
+  --environment NAME    one environment (required by accept)
+  --operation OP        accept: one operation only
+  --json                the document /api/status carries under contract_drift
+
+Exit 0 when done, 1 when accept found nothing to accept, 2 usage or config error.`,
 
   'validate-slo': `Usage: isa-monitor validate-slo FILE...
 

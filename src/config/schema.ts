@@ -166,57 +166,13 @@ const thresholdsSchema = z
  * certificates, so the file is read once.
  */
 export function buildConfigSchema(ctx: SchemaContext) {
-  const secrets = new WeakMap<object, ResolvedSecret>();
-  const trust = new WeakMap<object, ResolvedTrust>();
-  const proxies = new WeakMap<object, ResolvedProxy>();
-  const clientCertificates = new WeakMap<object, ResolvedClientCertificate>();
-  const files = { ...ctx, now: ctx.now ?? Date.now };
-  // One section per check, under its name, defaulting to an empty mapping.
-  const checkSectionsShape = Object.fromEntries(
-    ctx.checks.map((check) => [check.name, check.config.schema.prefault({})]),
-  );
-
-  const environmentSchema = z
-    .strictObject({
-      name: z.string().regex(ENVIRONMENT_NAME_PATTERN, {
-        error: (issue) =>
-          `must start with a lowercase letter and contain only lowercase letters, digits, "_" and "-", at most 32 characters (got ${describeValue(issue.input)})`,
-      }),
-      base_url: baseUrlSchema,
-      api_key_env: z
-        .string()
-        .regex(ENV_VAR_NAME_PATTERN, {
-          error:
-            'must be the name of an environment variable (upper-case letters, digits and "_"), not the key itself',
-        })
-        .optional(),
-      api_key_file: z.string().min(1).optional(),
-      ca_file: z.string().min(1).optional(),
-      ...egressShape,
-      thresholds: thresholdsSchema.prefault({}),
-      request_budget_per_second: z
-        .number()
-        .positive()
-        .max(MAX_REQUEST_BUDGET_PER_SECOND, {
-          error: (issue) =>
-            `must be at most ${MAX_REQUEST_BUDGET_PER_SECOND}, the API's rate limit per client IP (got ${describeValue(issue.input)})`,
-        })
-        .default(DEFAULTS.requestBudgetPerSecond),
-      maintenance: maintenanceSchema,
-      ...checkSectionsShape,
-    })
-    .superRefine((value, issues) => {
-      const v = value as Loose;
-      checkBudget(v, issues, ctx.checks);
-      const secret = resolveSecret(v, issues, ctx);
-      if (secret) secrets.set(value, secret);
-      const authorities = resolveTrust(v, issues, ctx);
-      if (authorities) trust.set(value, authorities);
-      const proxy = resolveProxy(v, issues, files);
-      if (proxy) proxies.set(value, proxy);
-      const certificate = resolveClientCertificate(v, issues, files);
-      if (certificate) clientCertificates.set(value, certificate);
-    }, WHEN_MAPPING);
+  const resolved: ResolvedTables = {
+    secrets: new WeakMap<object, ResolvedSecret>(),
+    trust: new WeakMap<object, ResolvedTrust>(),
+    proxies: new WeakMap<object, ResolvedProxy>(),
+    clientCertificates: new WeakMap<object, ResolvedClientCertificate>(),
+  };
+  const environmentSchema = environmentSchemaFor(ctx, resolved);
 
   const schema = z.strictObject({
     location: z
@@ -268,7 +224,67 @@ export function buildConfigSchema(ctx: SchemaContext) {
       ),
   });
 
-  return { schema, secrets, trust, proxies, clientCertificates };
+  return { schema, ...resolved };
+}
+
+/** The side tables the environment rules fill, keyed by the parsed environment object. */
+interface ResolvedTables {
+  secrets: WeakMap<object, ResolvedSecret>;
+  trust: WeakMap<object, ResolvedTrust>;
+  proxies: WeakMap<object, ResolvedProxy>;
+  clientCertificates: WeakMap<object, ResolvedClientCertificate>;
+}
+
+/** One environment's schema: its keys, one section per check, and the rules that read files. */
+function environmentSchemaFor(ctx: SchemaContext, resolved: ResolvedTables) {
+  const { secrets, trust, proxies, clientCertificates } = resolved;
+  const files = { ...ctx, now: ctx.now ?? Date.now };
+  // One section per check, under its name, defaulting to an empty mapping.
+  const checkSectionsShape = Object.fromEntries(
+    ctx.checks.map((check) => [check.name, check.config.schema.prefault({})]),
+  );
+
+  return z
+    .strictObject({
+      name: z.string().regex(ENVIRONMENT_NAME_PATTERN, {
+        error: (issue) =>
+          `must start with a lowercase letter and contain only lowercase letters, digits, "_" and "-", at most 32 characters (got ${describeValue(issue.input)})`,
+      }),
+      base_url: baseUrlSchema,
+      api_key_env: z
+        .string()
+        .regex(ENV_VAR_NAME_PATTERN, {
+          error:
+            'must be the name of an environment variable (upper-case letters, digits and "_"), not the key itself',
+        })
+        .optional(),
+      api_key_file: z.string().min(1).optional(),
+      ca_file: z.string().min(1).optional(),
+      ...egressShape,
+      thresholds: thresholdsSchema.prefault({}),
+      request_budget_per_second: z
+        .number()
+        .positive()
+        .max(MAX_REQUEST_BUDGET_PER_SECOND, {
+          error: (issue) =>
+            `must be at most ${MAX_REQUEST_BUDGET_PER_SECOND}, the API's rate limit per client IP (got ${describeValue(issue.input)})`,
+        })
+        .default(DEFAULTS.requestBudgetPerSecond),
+      maintenance: maintenanceSchema,
+      ...checkSectionsShape,
+    })
+    .superRefine((value, issues) => {
+      const v = value as Loose;
+      checkBudget(v, issues, ctx.checks);
+      const secret = resolveSecret(v, issues, ctx);
+      if (secret) secrets.set(value, secret);
+      const authorities = resolveTrust(v, issues, ctx);
+      if (authorities) trust.set(value, authorities);
+      const proxy = resolveProxy(v, issues, files);
+      if (proxy) proxies.set(value, proxy);
+      const certificate = resolveClientCertificate(v, issues, files);
+      if (certificate) clientCertificates.set(value, certificate);
+    }, WHEN_MAPPING);
 }
 
 export type ConfigDocument = z.output<ReturnType<typeof buildConfigSchema>['schema']>;

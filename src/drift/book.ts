@@ -7,7 +7,9 @@
  */
 import { stat } from 'node:fs/promises';
 import type { SpecView } from './compare.js';
-import { readDriftState, writeDriftState, type DriftState } from './store.js';
+import { takeFacts } from './facts.js';
+import { driftReport, type DriftReport } from './report.js';
+import { readDriftState, writeDriftState, type DriftExtras, type DriftState } from './store.js';
 import {
   accept,
   countBySeverity,
@@ -45,21 +47,31 @@ export interface DriftBookOptions {
   /** Runs a write of the file under the inter-process lock. */
   withLock: <T>(fn: () => Promise<T>) => Promise<T>;
   onWriteError: (err: unknown) => void;
+  /** Called for each operation whose accept, made on the file, the book took. */
+  onAccept?: (
+    environment: string,
+    operation: string,
+    accepted: NonNullable<OperationDrift['accepted']>,
+  ) => void;
   now?: () => Date;
 }
 
 export class DriftBook {
   #state: DriftState;
+  #extras: DriftExtras;
   #fileMtimeMs: number | null = null;
   #dirty = false;
   #lastWrite = 0;
   #timer: NodeJS.Timeout | null = null;
+  #syncing: Promise<void> = Promise.resolve();
 
   private constructor(
     state: DriftState,
+    extras: DriftExtras,
     private readonly options: DriftBookOptions,
   ) {
     this.#state = state;
+    this.#extras = extras;
   }
 
   /** Reads the file (setting an unreadable one aside) and starts syncing with it. */
@@ -67,7 +79,7 @@ export class DriftBook {
     options: DriftBookOptions,
   ): Promise<{ book: DriftBook; recovered: string | null }> {
     const read = await readDriftState(options.path);
-    const book = new DriftBook(read.state, options);
+    const book = new DriftBook(read.state, read.extras, options);
     book.#fileMtimeMs = await mtimeOf(options.path);
     book.#timer = setInterval(() => void book.sync(), DRIFT_SYNC_MS);
     book.#timer.unref();
@@ -89,6 +101,7 @@ export class DriftBook {
   observe(environment: string, response: DriftResponse, redact?: (text: string) => string): void {
     if (response.statusCode === null || response.body === undefined) return;
     const key = response.statusCode < 300 ? response.operation : ERROR_ENVELOPE;
+    const known = this.#state[environment]?.[key] !== undefined;
     const drift = this.#operation(environment, key);
     const observed: ObservedResponse = {
       body: response.body,
@@ -103,10 +116,27 @@ export class DriftBook {
       ...(redact ? { redact } : {}),
     });
     this.#dirty = true;
-    if (changed) {
+    const facts = (this.#extras.facts[environment] ??= {});
+    const newFacts = response.statusCode < 300 && takeFacts(facts, response.body, this.#now(), key);
+    // A new operation is reported too: its series and its baseline exist from its first answer.
+    if (changed || newFacts || !known) {
       this.options.onChange(environment, key, countBySeverity(drift));
       void this.sync(true);
     }
+  }
+
+  /**
+   * The drift document (`report.ts`) of `environments` (all known when absent): it also dates
+   * the differences between environments, kept with the baselines.
+   */
+  report(environments?: readonly string[]): DriftReport {
+    return driftReport({
+      state: this.#state,
+      extras: this.#extras,
+      now: this.#now(),
+      specOf: this.options.specOf,
+      ...(environments ? { environments } : {}),
+    });
   }
 
   #operation(environment: string, key: string): OperationDrift {
@@ -118,13 +148,20 @@ export class DriftBook {
    * Takes accepts made on the file since it was last read, then writes what was learned when
    * `force`d or due. Never throws: a failed write is reported and tried again at the next sync.
    */
-  async sync(force = false): Promise<void> {
+  sync(force = false): Promise<void> {
+    // One sync at a time in this process: each starts after the one before has written.
+    const next = this.#syncing.then(() => this.#syncNow(force));
+    this.#syncing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #syncNow(force: boolean): Promise<void> {
     try {
       await this.options.withLock(async () => {
         await this.#takeAccepts();
         const due = this.#now().getTime() - this.#lastWrite >= DRIFT_WRITE_MS;
         if (!this.#dirty || (!force && !due)) return;
-        await writeDriftState(this.options.path, this.#state);
+        await writeDriftState(this.options.path, this.#state, this.#extras);
         this.#dirty = false;
         this.#lastWrite = this.#now().getTime();
         this.#fileMtimeMs = await mtimeOf(this.options.path);
@@ -144,6 +181,7 @@ export class DriftBook {
         const held = this.#state[environment]?.[key];
         if (!acceptedLater(onDisk, held)) continue;
         (this.#state[environment] ??= {})[key] = onDisk;
+        if (onDisk.accepted) this.options.onAccept?.(environment, key, onDisk.accepted);
         this.options.onChange(environment, key, countBySeverity(onDisk));
         this.#dirty = true;
       }
@@ -197,7 +235,7 @@ export async function acceptBaselines(options: {
   withLock: <T>(fn: () => Promise<T>) => Promise<T>;
 }): Promise<AcceptResult> {
   return options.withLock(async () => {
-    const { state } = await readDriftState(options.path);
+    const { state, extras } = await readDriftState(options.path);
     const operations = state[options.environment] ?? {};
     const result: AcceptResult = { accepted: [], cleared: 0 };
     for (const [key, drift] of Object.entries(operations)) {
@@ -206,7 +244,7 @@ export async function acceptBaselines(options: {
       accept(drift, options.by, options.now);
       result.accepted.push(key);
     }
-    if (result.accepted.length > 0) await writeDriftState(options.path, state);
+    if (result.accepted.length > 0) await writeDriftState(options.path, state, extras);
     return result;
   });
 }

@@ -9,13 +9,27 @@ import { open, rename, unlink, writeFile, mkdir } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { OperationDrift } from './tracker.js';
+import type { EnvironmentFacts } from './facts.js';
 
 /** Environments → operations (and `error` for error envelopes) → their drift. */
 export type DriftState = Record<string, Record<string, OperationDrift>>;
 
-interface DriftFile {
+/** What the file keeps beside the baselines, for the comparison across environments. */
+export interface DriftExtras {
+  /** Environment → its newest data set and provider list. */
+  facts: Record<string, EnvironmentFacts>;
+  /** A difference between environments (its key) → since when it is seen. */
+  across: Record<string, string>;
+}
+
+interface DriftFile extends Partial<DriftExtras> {
   version: 1;
   environments: DriftState;
+}
+
+/** Nothing known yet. */
+export function emptyExtras(): DriftExtras {
+  return { facts: {}, across: {} };
 }
 
 /** The largest baseline file read: far above 1000 environments' worth of bounded shapes. */
@@ -29,6 +43,7 @@ export function driftStorePath(stateFile: string): string {
 /** What reading the file found. */
 export interface DriftRead {
   state: DriftState;
+  extras: DriftExtras;
   /** Why the file was set aside, when it was; null when it was read or did not exist. */
   recovered: string | null;
 }
@@ -41,15 +56,20 @@ export async function readDriftState(path: string): Promise<DriftRead> {
   } catch (err) {
     return setAside(path, describe(err));
   }
-  if (text === null) return { state: {}, recovered: null };
+  if (text === null) return { state: {}, extras: emptyExtras(), recovered: null };
   const parsed = parseDriftFile(text);
   if (typeof parsed === 'string') return setAside(path, parsed);
-  return { state: parsed.environments, recovered: null };
+  const extras = { facts: parsed.facts ?? {}, across: parsed.across ?? {} };
+  return { state: parsed.environments, extras, recovered: null };
 }
 
-/** Writes the baselines atomically. */
-export async function writeDriftState(path: string, state: DriftState): Promise<void> {
-  const file: DriftFile = { version: 1, environments: state };
+/** Writes the baselines (and what is kept beside them) atomically. */
+export async function writeDriftState(
+  path: string,
+  state: DriftState,
+  extras: DriftExtras = emptyExtras(),
+): Promise<void> {
+  const file: DriftFile = { version: 1, environments: state, ...extras };
   const temporary = `${path}.${process.pid}.tmp`;
   await mkdir(dirname(path), { recursive: true });
   try {
@@ -70,7 +90,9 @@ async function readBounded(path: string): Promise<string | null> {
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // No file, or a state directory that is not one (then the first write says so, once).
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw err;
   }
   try {
@@ -102,7 +124,7 @@ function parseDriftFile(text: string): DriftFile | string {
 
 async function setAside(path: string, reason: string): Promise<DriftRead> {
   await rename(path, `${path}.unreadable`).catch(() => undefined);
-  return { state: {}, recovered: reason };
+  return { state: {}, extras: emptyExtras(), recovered: reason };
 }
 
 function describe(err: unknown): string {

@@ -427,3 +427,19 @@ export function createsSessions(checks: readonly AnyCheck[]): boolean {
 export function summaryKeysOf(checks: readonly AnyCheck[]): readonly string[] {
   return [...new Set(checks.flatMap((check) => check.summaryKeys))];
 }
+
+/**
+ * The schema of each operation's successful answer, from the checks that call it
+ * (`Check.operations`): what contract drift holds each operation's answers to (docs/drift.md).
+ */
+export function responseSchemasOf(
+  checks: readonly AnyCheck[],
+): Readonly<Record<string, z.ZodType>> {
+  return Object.fromEntries(
+    checks.flatMap((check) =>
+      Object.entries(check.operations).flatMap(([operation, spec]) =>
+        spec.response === undefined ? [] : [[operation, spec.response] as const],
+      ),
+    ),
+  );
+}

@@ -7,6 +7,7 @@ import type { ControlResult } from '../metrics/definitions.js';
 import type { MonitorConfig } from '../config/index.js';
 import type { ScheduledTaskInfo } from '../scheduler/scheduler.js';
 import type { SkipReason } from '../kernel/vocabulary.js';
+import type { DriftReport } from '../drift/report.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -22,6 +23,7 @@ export type MeasurementEvent =
   | { type: 'ledger_writable'; writable: boolean }
   | { type: 'log'; level: LogLevel; fields: Record<string, unknown>; msg: string }
   | { type: 'lag'; samplesMs: number[] }
+  | { type: 'contract_drift'; report: DriftReport }
   | { type: 'reloaded'; report: ReloadReport }
   | { type: 'stopped' }
   | { type: 'fatal'; message: string };

@@ -57,6 +57,13 @@ export const UNIVERSAL_METRICS = {
     labels: ['environment'],
     sessionsOnly: true,
   },
+  contractDriftDifferences: {
+    name: 'isa_contract_drift_differences',
+    help: 'Open differences between what an operation returns now and its accepted baseline, by severity (docs/drift.md).',
+    type: 'gauge',
+    labels: ['environment', 'operation', 'severity'],
+    knownValues: { severity: ['breaking', 'warning', 'info'] },
+  },
   maintenanceActive: {
     name: 'isa_maintenance_active',
     help: '1 while the environment is inside a configured maintenance window, else 0.',

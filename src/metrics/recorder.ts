@@ -6,6 +6,7 @@
  * environment name, an HTTP status code, or a value a check has checked (e.g. a numeric
  * `service_data_set`); never URLs, tokens, addresses or messages.
  */
+import type { DriftReport } from '../drift/report.js';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { AnyCheck, CheckResult, FollowUpEvent, MetricSink } from '../kernel/check.js';
 import { sectionOf, type EnvironmentConfig } from '../config/index.js';
@@ -153,6 +154,33 @@ export class Recorder {
   /** Whether `environment` is inside a maintenance window (`isa_maintenance_active`). */
   setMaintenanceActive(environment: string, active: boolean): void {
     this.metrics.maintenanceActive.set({ environment }, active ? 1 : 0);
+  }
+
+  /**
+   * The open differences of every operation of the drift document
+   * (`isa_contract_drift_differences`): the family is set anew, so an operation or an environment
+   * the document no longer holds leaves it.
+   */
+  setContractDrift(report: Pick<DriftReport, 'environments'>): void {
+    const gauge = this.metrics.contractDriftDifferences;
+    gauge.reset();
+    for (const [environment, { operations }] of Object.entries(report.environments)) {
+      for (const [operation, { counts }] of Object.entries(operations)) {
+        for (const [severity, count] of Object.entries(counts)) {
+          gauge.set({ environment, operation, severity }, count);
+        }
+      }
+    }
+  }
+
+  /** One series of `isa_contract_drift_differences` (the rules' tests set them one by one). */
+  setContractDriftDifferences(
+    environment: string,
+    operation: string,
+    severity: string,
+    count: number,
+  ): void {
+    this.metrics.contractDriftDifferences.set({ environment, operation, severity }, count);
   }
 
   /** Whether the session ledger can be written (`isa_session_ledger_writable`). */

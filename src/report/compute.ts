@@ -144,12 +144,69 @@ export async function buildReport(
   return { from: iso(from), to: iso(to), environments, slos };
 }
 
+/** An environment's figures, overall and (when its series name locations) per location. */
 async function environmentReport(
   client: PrometheusClient,
   request: ReportRequest,
   environment: string,
   interval: number,
 ): Promise<EnvironmentReport> {
+  const series = await readEnvironment(client, request, environment, interval);
+  const locations = [
+    ...new Set([...series.attempts.values()].map((g) => g.labels['location'] ?? '')),
+  ].sort();
+  const report: EnvironmentReport = {
+    environment,
+    ping_interval_seconds: interval,
+    ...figuresFor(series, request.objectives, null),
+  };
+  if (locations.some((l) => l !== '')) {
+    report.locations = locations.map((location) => ({
+      location,
+      ...figuresFor(series, request.objectives, location),
+    }));
+  }
+  return report;
+}
+
+/** A histogram or counter read hourly, and again at the ping step over hours in maintenance. */
+interface CoarseAndFine {
+  coarse: StepGroups;
+  fine: StepGroups;
+}
+
+/** What the report reads of one environment. */
+interface EnvironmentSeries {
+  /** Step times at the ping interval, and hourly (a whole number of ping intervals). */
+  pingTimes: number[];
+  coarseTimes: number[];
+  attempts: StepGroups;
+  maintenance: RangeSeries[];
+  durations: CoarseAndFine;
+  lifecycle: CoarseAndFine;
+  qualify: CoarseAndFine;
+  /** The warning latency threshold at the end of the range. */
+  warning: RangeSeries[];
+}
+
+/** The grid the coarse-and-fine reads share. */
+interface ReadGrid {
+  from: number;
+  to: number;
+  interval: number;
+  pingTimes: number[];
+  coarse: number;
+  coarseTimes: number[];
+  /** The hours holding a ping interval in maintenance at any location, as coarse step indexes. */
+  spans: Array<[number, number]>;
+}
+
+async function readEnvironment(
+  client: PrometheusClient,
+  request: ReportRequest,
+  environment: string,
+  interval: number,
+): Promise<EnvironmentSeries> {
   const { from, to } = request;
   const sel = `environment=${promString(environment)}`;
   const pingTimes = stepTimes(from, to, interval);
@@ -163,146 +220,191 @@ async function environmentReport(
     pingTimes,
     ['location', 'result'],
   );
-  const maintenanceSeries = await rangeAt(
+  const maintenance = await rangeAt(
     client,
     `max by (location) (isa_maintenance_active{${sel}})`,
     pingTimes,
     interval,
   );
-  // The hours holding a ping interval in maintenance at any location: read again at the ping step.
-  const spans = maintenanceSpans(
-    coarseTimes,
+  const spans = maintenanceSpans(coarseTimes, pingTimes, gaugeAtStepStarts(maintenance, pingTimes));
+  const grid: ReadGrid = { from, to, interval, pingTimes, coarse, coarseTimes, spans };
+  const byBucket = ['location', 'le'];
+  return {
     pingTimes,
-    gaugeAtStepStarts(maintenanceSeries, pingTimes),
-  );
-  const coarseAndFine = async (expr: string, by: readonly string[]) => {
-    const fine: RangeSeries[] = [];
-    for (const [a, b] of spans) {
-      const times = pingTimes.slice(
-        pingTimes.indexOf(coarseTimes[a] ?? from),
-        pingTimes.indexOf(coarseTimes[b] ?? to) + 1,
-      );
-      fine.push(...(await rangeAt(client, expr, times, interval)));
-    }
-    return {
-      coarse: counterSteps(await rangeAt(client, expr, coarseTimes, coarse), coarseTimes, by),
-      fine: counterSteps(fine, pingTimes, by),
-    };
+    coarseTimes,
+    attempts,
+    maintenance,
+    durations: await readCoarseAndFine(
+      client,
+      grid,
+      `isa_ping_duration_seconds_bucket{${sel}}`,
+      byBucket,
+    ),
+    lifecycle: await readCoarseAndFine(client, grid, `isa_lifecycle_runs_total{${sel}}`, [
+      'location',
+      'result',
+    ]),
+    qualify: await readCoarseAndFine(
+      client,
+      grid,
+      `isa_qualify_duration_seconds_bucket{${sel}}`,
+      byBucket,
+    ),
+    warning: await client.queryRange(
+      `max by (location) (isa_latency_threshold_seconds{${sel},level="warning"})`,
+      to,
+      to,
+      interval,
+    ),
   };
-  const durations = await coarseAndFine(`isa_ping_duration_seconds_bucket{${sel}}`, [
-    'location',
-    'le',
-  ]);
-  const lifecycle = await coarseAndFine(`isa_lifecycle_runs_total{${sel}}`, ['location', 'result']);
-  const qualify = await coarseAndFine(`isa_qualify_duration_seconds_bucket{${sel}}`, [
-    'location',
-    'le',
-  ]);
-  const warning = await client.queryRange(
-    `max by (location) (isa_latency_threshold_seconds{${sel},level="warning"})`,
-    to,
-    to,
-    interval,
-  );
+}
 
-  const locations = [
-    ...new Set([...attempts.values()].map((g) => g.labels['location'] ?? '')),
-  ].sort();
-  const only = (location: string | null) => (labels: Record<string, string>) =>
-    location === null || labels['location'] === location;
-  const figuresFor = (location: string | null): Figures => {
-    const inLocation = only(location);
-    const maintenance = gaugeAtStepStarts(
-      maintenanceSeries.filter(
-        (s) =>
-          location === null || (s.labels['location'] ?? '') === location || !s.labels['location'],
-      ),
-      pingTimes,
+async function readCoarseAndFine(
+  client: PrometheusClient,
+  grid: ReadGrid,
+  expr: string,
+  by: readonly string[],
+): Promise<CoarseAndFine> {
+  const { pingTimes, coarseTimes } = grid;
+  const fine: RangeSeries[] = [];
+  for (const [a, b] of grid.spans) {
+    const times = pingTimes.slice(
+      pingTimes.indexOf(coarseTimes[a] ?? grid.from),
+      pingTimes.indexOf(coarseTimes[b] ?? grid.to) + 1,
     );
-    const steps = pingTimes.slice(1).map((_, i) => {
-      const results = new Map<string, number>();
-      for (const g of attempts.values()) {
-        if (!inLocation(g.labels)) continue;
-        const d = g.deltas[i] ?? 0;
-        if (d > 0) {
-          const r = g.labels['result'] ?? '';
-          results.set(r, (results.get(r) ?? 0) + d);
-        }
-      }
-      return results;
-    });
-    const pings = pingFigures(steps, maintenance, pingTimes, FAILED_PING_RESULTS);
-    // Histograms and runs with this location's ping intervals in maintenance left out.
-    const outside = (read: { coarse: StepGroups; fine: StepGroups }) =>
-      withoutMaintenance(read.coarse, coarseTimes, read.fine, pingTimes, maintenance);
-    const latency = outside(durations);
-    const latencyBuckets = bucketsBetween(latency, inLocation, 0, coarseTimes.length - 1);
-    const threshold = warning
-      .filter((s) => inLocation(s.labels))
-      .map((s) => s.points[s.points.length - 1]?.[1])
-      .find((v) => v !== undefined);
-    let runs = 0;
-    let successes = 0;
-    for (const g of outside(lifecycle).values()) {
+    fine.push(...(await rangeAt(client, expr, times, grid.interval)));
+  }
+  return {
+    coarse: counterSteps(await rangeAt(client, expr, coarseTimes, grid.coarse), coarseTimes, by),
+    fine: counterSteps(fine, pingTimes, by),
+  };
+}
+
+type LabelFilter = (labels: Record<string, string>) => boolean;
+
+/** Series of one location, or of all when `location` is null. */
+function inLocationOf(location: string | null): LabelFilter {
+  return (labels) => location === null || labels['location'] === location;
+}
+
+/** The figures of one location (or all, for null), with its intervals in maintenance left out. */
+function figuresFor(
+  series: EnvironmentSeries,
+  objectives: Objectives,
+  location: string | null,
+): Figures {
+  const { pingTimes, coarseTimes } = series;
+  const inLocation = inLocationOf(location);
+  const maintenance = gaugeAtStepStarts(
+    series.maintenance.filter(
+      (s) =>
+        location === null || (s.labels['location'] ?? '') === location || !s.labels['location'],
+    ),
+    pingTimes,
+  );
+  const steps = pingResultSteps(series.attempts, inLocation, pingTimes);
+  const pings = pingFigures(steps, maintenance, pingTimes, FAILED_PING_RESULTS);
+  const outside = (read: CoarseAndFine) =>
+    withoutMaintenance(read.coarse, coarseTimes, read.fine, pingTimes, maintenance);
+  const latency = outside(series.durations);
+  const latencyBuckets = bucketsBetween(latency, inLocation, 0, coarseTimes.length - 1);
+  const threshold = series.warning
+    .filter((s) => inLocation(s.labels))
+    .map((s) => s.points[s.points.length - 1]?.[1])
+    .find((v) => v !== undefined);
+  const { runs, successRatio } = lifecycleRuns(outside(series.lifecycle), inLocation);
+  const qualifyBuckets = bucketsBetween(
+    outside(series.qualify),
+    inLocation,
+    0,
+    coarseTimes.length - 1,
+  );
+  return {
+    availability: round(pings.availability, 6),
+    pings: pings.pings,
+    failed_pings: pings.failed_pings,
+    maintenance_seconds: pings.maintenance_seconds,
+    latency_seconds: quantiles(latencyBuckets),
+    lifecycle: { runs, success_ratio: round(successRatio, 6) },
+    qualify_seconds: {
+      p50: round(histogramQuantile(0.5, qualifyBuckets), 4),
+      p95: round(histogramQuantile(0.95, qualifyBuckets), 4),
+    },
+    error_budget_remaining: round(
+      budgetRemaining(pings.availability, objectives.get('ping-availability')),
+      6,
+    ),
+    objectives: objectiveFigures(objectives, [
+      ['ping-availability', pings.availability],
+      ['ping-latency', withinBound(latencyBuckets, threshold)],
+      ['lifecycle-success', successRatio],
+    ]),
+    incidents: pings.incidents.map((i) => ({
+      start: iso(i.start),
+      end: i.end === null ? null : iso(i.end),
+      duration_seconds: i.duration_seconds,
+      cause: i.cause,
+    })),
+    days: days(steps, maintenance, pingTimes, latency, coarseTimes, inLocation),
+  };
+}
+
+/** Per ping interval, how many pings of the selected locations ended with each result. */
+function pingResultSteps(
+  attempts: StepGroups,
+  inLocation: LabelFilter,
+  pingTimes: readonly number[],
+): Array<Map<string, number>> {
+  return pingTimes.slice(1).map((_, i) => {
+    const results = new Map<string, number>();
+    for (const g of attempts.values()) {
       if (!inLocation(g.labels)) continue;
-      const result = g.labels['result'] ?? '';
-      if (OWN_LIFECYCLE_RESULTS.has(result)) continue;
-      const total = g.deltas.reduce((a, b) => a + b, 0);
-      runs += total;
-      if (result === 'success') successes += total;
+      const d = g.deltas[i] ?? 0;
+      if (d > 0) {
+        const r = g.labels['result'] ?? '';
+        results.set(r, (results.get(r) ?? 0) + d);
+      }
     }
-    runs = Math.round(runs);
-    const successRatio = runs > 0 ? Math.round(successes) / runs : null;
-    const qualifyBuckets = bucketsBetween(outside(qualify), inLocation, 0, coarseTimes.length - 1);
-    const objectives: ObjectiveFigure[] = [];
-    const objective = (name: string, sli: number | null): void => {
-      const target = request.objectives.get(name);
-      if (target === undefined) return;
-      objectives.push({
+    return results;
+  });
+}
+
+/** Lifecycle runs and their success ratio, without the runs that ended for our own reasons. */
+function lifecycleRuns(
+  groups: StepGroups,
+  inLocation: LabelFilter,
+): { runs: number; successRatio: number | null } {
+  let runs = 0;
+  let successes = 0;
+  for (const g of groups.values()) {
+    if (!inLocation(g.labels)) continue;
+    const result = g.labels['result'] ?? '';
+    if (OWN_LIFECYCLE_RESULTS.has(result)) continue;
+    const total = g.deltas.reduce((a, b) => a + b, 0);
+    runs += total;
+    if (result === 'success') successes += total;
+  }
+  runs = Math.round(runs);
+  return { runs, successRatio: runs > 0 ? Math.round(successes) / runs : null };
+}
+
+/** The objectives that have a target, each with its SLI and the error budget it leaves. */
+function objectiveFigures(
+  objectives: Objectives,
+  slis: ReadonlyArray<readonly [string, number | null]>,
+): ObjectiveFigure[] {
+  return slis.flatMap(([name, sli]) => {
+    const target = objectives.get(name);
+    if (target === undefined) return [];
+    return [
+      {
         name,
         objective: target,
         sli: round(sli, 6),
         error_budget_remaining: round(budgetRemaining(sli, target), 6),
-      });
-    };
-    objective('ping-availability', pings.availability);
-    objective('ping-latency', withinBound(latencyBuckets, threshold));
-    objective('lifecycle-success', successRatio);
-    return {
-      availability: round(pings.availability, 6),
-      pings: pings.pings,
-      failed_pings: pings.failed_pings,
-      maintenance_seconds: pings.maintenance_seconds,
-      latency_seconds: quantiles(latencyBuckets),
-      lifecycle: { runs, success_ratio: round(successRatio, 6) },
-      qualify_seconds: {
-        p50: round(histogramQuantile(0.5, qualifyBuckets), 4),
-        p95: round(histogramQuantile(0.95, qualifyBuckets), 4),
       },
-      error_budget_remaining: round(
-        budgetRemaining(pings.availability, request.objectives.get('ping-availability')),
-        6,
-      ),
-      objectives,
-      incidents: pings.incidents.map((i) => ({
-        start: iso(i.start),
-        end: i.end === null ? null : iso(i.end),
-        duration_seconds: i.duration_seconds,
-        cause: i.cause,
-      })),
-      days: days(steps, maintenance, pingTimes, latency, coarseTimes, inLocation),
-    };
-  };
-
-  const report: EnvironmentReport = {
-    environment,
-    ping_interval_seconds: interval,
-    ...figuresFor(null),
-  };
-  if (locations.some((l) => l !== '')) {
-    report.locations = locations.map((location) => ({ location, ...figuresFor(location) }));
-  }
-  return report;
+    ];
+  });
 }
 
 /** The points of `expr` at `times`: the aligned ones in one chunked range, the last apart. */

@@ -129,68 +129,21 @@ async function readCapped(response: Response, max: number, where: string): Promi
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * A client of the Prometheus at `baseUrl`: its credentials go out only as an Authorization
+ * header and never appear in an error (docs/cli.md, "report").
+ */
 export function prometheusClient(baseUrl: string, options: ClientOptions = {}): PrometheusClient {
   const { base, authorization, scrub } = prometheusTarget(baseUrl, options.password);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (authorization !== null) headers['authorization'] = authorization;
-
-  async function fetchAnswer(
-    url: URL,
-    where: string,
-  ): Promise<{ response: Response; text: string }> {
-    const signal = AbortSignal.timeout(timeoutMs);
-    let response: Response;
-    try {
-      response = await fetch(url, { headers, signal });
-    } catch (err) {
-      throw new ReportError(scrub(`cannot reach ${where}: ${causeOf(err, timeoutMs)}`));
-    }
-    try {
-      return { response, text: await readCapped(response, maxAnswerBytes, where) };
-    } catch (err) {
-      if (err instanceof ReportError) throw err;
-      throw new ReportError(
-        scrub(`${where}: reading the answer failed: ${causeOf(err, timeoutMs)}`),
-      );
-    }
-  }
-
-  async function get(path: string, params: Record<string, string>): Promise<unknown> {
-    const url = new URL(path, base);
-    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-    const where = `${base.origin}${url.pathname}`;
-    const { response, text } = await fetchAnswer(url, where);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      const type = response.headers.get('content-type') ?? 'no content type';
-      throw new ReportError(
-        `${where} is not a Prometheus API: HTTP ${response.status} with ${type.split(';')[0]}, not JSON`,
-      );
-    }
-    if (typeof body !== 'object' || body === null || !('status' in body)) {
-      throw new ReportError(`${where} is not a Prometheus API: JSON without "status"`);
-    }
-    const answer = body as {
-      status: unknown;
-      error?: unknown;
-      errorType?: unknown;
-      data?: unknown;
-    };
-    if (answer.status !== 'success') {
-      const detail = [answer.errorType, answer.error].filter((x) => typeof x === 'string');
-      throw new ReportError(
-        scrub(
-          `${where} answered HTTP ${response.status}, status ${String(answer.status)}` +
-            (detail.length > 0 ? `: ${oneLine(detail.join(': '))}` : ''),
-        ),
-      );
-    }
-    return answer.data;
-  }
+  const api: ApiConnection = {
+    base,
+    headers,
+    scrub,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+  };
 
   return {
     async queryRange(expr, start, end, step) {
@@ -198,7 +151,7 @@ export function prometheusClient(baseUrl: string, options: ClientOptions = {}): 
       const merged = new Map<string, RangeSeries>();
       for (const [i, [from, to]] of chunks.entries()) {
         options.onRequest?.({ expr, chunk: i + 1, chunks: chunks.length });
-        const data = await get('api/v1/query_range', {
+        const data = await apiGet(api, 'api/v1/query_range', {
           query: expr,
           start: String(from),
           end: String(to),
@@ -214,6 +167,73 @@ export function prometheusClient(baseUrl: string, options: ClientOptions = {}): 
       return [...merged.values()];
     },
   };
+}
+
+/** What every request to one Prometheus needs. */
+interface ApiConnection {
+  base: URL;
+  headers: Record<string, string>;
+  scrub: (text: string) => string;
+  timeoutMs: number;
+  maxAnswerBytes: number;
+}
+
+/** The `data` of a successful API answer to GET `path`; a ReportError for anything else. */
+async function apiGet(
+  api: ApiConnection,
+  path: string,
+  params: Record<string, string>,
+): Promise<unknown> {
+  const url = new URL(path, api.base);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  const where = `${api.base.origin}${url.pathname}`;
+  const { response, text } = await fetchAnswer(api, url, where);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    const type = response.headers.get('content-type') ?? 'no content type';
+    throw new ReportError(
+      `${where} is not a Prometheus API: HTTP ${response.status} with ${type.split(';')[0]}, not JSON`,
+    );
+  }
+  if (typeof body !== 'object' || body === null || !('status' in body)) {
+    throw new ReportError(`${where} is not a Prometheus API: JSON without "status"`);
+  }
+  const answer = body as { status: unknown; error?: unknown; errorType?: unknown; data?: unknown };
+  if (answer.status !== 'success') {
+    const detail = [answer.errorType, answer.error].filter((x) => typeof x === 'string');
+    throw new ReportError(
+      api.scrub(
+        `${where} answered HTTP ${response.status}, status ${String(answer.status)}` +
+          (detail.length > 0 ? `: ${oneLine(detail.join(': '))}` : ''),
+      ),
+    );
+  }
+  return answer.data;
+}
+
+/** The answer to one request and its body, read within the timeout and the size cap. */
+async function fetchAnswer(
+  api: ApiConnection,
+  url: URL,
+  where: string,
+): Promise<{ response: Response; text: string }> {
+  const signal = AbortSignal.timeout(api.timeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: api.headers, signal });
+  } catch (err) {
+    throw new ReportError(api.scrub(`cannot reach ${where}: ${causeOf(err, api.timeoutMs)}`));
+  }
+  try {
+    return { response, text: await readCapped(response, api.maxAnswerBytes, where) };
+  } catch (err) {
+    if (err instanceof ReportError) throw err;
+    throw new ReportError(
+      api.scrub(`${where}: reading the answer failed: ${causeOf(err, api.timeoutMs)}`),
+    );
+  }
 }
 
 function matrixOf(data: unknown, base: URL): RangeSeries[] {

@@ -10,6 +10,7 @@
 import { promisify } from 'node:util';
 import { constants, gzip } from 'node:zlib';
 import express, {
+  type ErrorRequestHandler,
   type Express,
   type NextFunction,
   type Request,
@@ -88,28 +89,75 @@ export function createServerApp(opts: ServerAppOptions): Express {
   app.disable('x-powered-by');
   // Every answer is computed fresh; an ETag would only cost a hash of each scrape.
   app.set('etag', false);
-  app.use((_req, res, next) => {
+  app.use(answerHeaders(opts.responseHeaders));
+  if (opts.guard !== undefined) app.use(opts.guard);
+  reloadRoutes(app, opts.reloadRoute ?? RELOAD_DISABLED);
+  pageRoutes(app, loadPage(opts.webRoot));
+  metricsRoute(app, opts.registry, log);
+  probeRoutes(app, opts.isReady, log);
+
+  // The JSON documents, one registration each (ENDPOINTS lists their paths).
+  const history = opts.history ?? emptyHistory();
+  const uptime = opts.uptime ?? emptyUptime();
+  const { status } = opts;
+  jsonEndpoint(
+    app,
+    '/api/status',
+    (raw) => statusQuery(raw, status),
+    (q) => status.snapshot(q),
+  );
+  jsonEndpoint(
+    app,
+    '/api/history',
+    (raw) => historyQuery(raw, history),
+    (q) => history.document(q),
+  );
+  jsonEndpoint(
+    app,
+    '/api/uptime',
+    (raw) => uptimeQuery(raw, uptime),
+    (q) => uptimeDocument(uptime, q),
+  );
+  badgeRoutes(app, uptime);
+
+  refusedMethodsAndUnknownPaths(app);
+  app.use(requestFailure(log));
+  return app;
+}
+
+/** Without `reloadRoute`: `/-/reload` answers 403, as without `--web.enable-lifecycle`. */
+const RELOAD_DISABLED: ReloadRouteOptions = {
+  enabled: false,
+  reload: () => Promise.resolve({ applied: false, problems: [] }),
+};
+
+function emptyHistory(): RunHistory {
+  return new RunHistory({ checks: [], windowMs: 0, runs: 0, environments: [] });
+}
+
+function emptyUptime(): UptimeSource {
+  return {
+    store: UptimeStore.memory({ checks: [] }),
+    environments: () => [],
+    inMaintenance: () => false,
+  };
+}
+
+/** The headers of every answer: no caching, the security defaults, then the web configuration's. */
+function answerHeaders(responseHeaders: ServerAppOptions['responseHeaders']): RequestHandler {
+  return (_req, res, next) => {
     res.set('Cache-Control', 'no-store');
     securityHeaders(res);
-    for (const [name, value] of Object.entries(opts.responseHeaders?.() ?? {})) {
+    for (const [name, value] of Object.entries(responseHeaders?.() ?? {})) {
       res.set(name, value);
     }
     next();
-  });
-  if (opts.guard !== undefined) app.use(opts.guard);
-  reloadRoutes(
-    app,
-    opts.reloadRoute ?? {
-      enabled: false,
-      reload: () => Promise.resolve({ applied: false, problems: [] }),
-    },
-  );
+  };
+}
 
-  pageRoutes(app, loadPage(opts.webRoot));
-  const history =
-    opts.history ?? new RunHistory({ checks: [], windowMs: 0, runs: 0, environments: [] });
-
-  const renderer = new MetricsRenderer(opts.registry);
+/** `/metrics`, in the format the scraper accepts, gzipped when it takes that. */
+function metricsRoute(app: Express, registry: Registry<RegistryContentType>, log: Logger): void {
+  const renderer = new MetricsRenderer(registry);
   // Write the label text of every series once now, not in the first scrape: at 1000 environments
   // that is half a second, which the daemon spends while its measurement thread starts.
   setImmediate(() => {
@@ -125,7 +173,10 @@ export function createServerApp(opts: ServerAppOptions): Express {
     // fastest level: the text is so repetitive that higher levels gain little and cost 3× the CPU.
     await sendCompressible(req, res, body, CONTENT_TYPES[format], constants.Z_BEST_SPEED);
   });
+}
 
+/** `/healthz` (the process runs) and `/readyz` (schedules run). */
+function probeRoutes(app: Express, isReady: () => boolean, log: Logger): void {
   app.get('/healthz', (_req, res) => {
     res.type('text/plain').send('ok\n');
   });
@@ -133,7 +184,7 @@ export function createServerApp(opts: ServerAppOptions): Express {
   app.get('/readyz', (_req, res) => {
     let ready = false;
     try {
-      ready = opts.isReady();
+      ready = isReady();
     } catch (err) {
       // A broken readiness probe means "not ready", never a crashed request.
       log.error({ err }, 'readiness check failed');
@@ -143,59 +194,43 @@ export function createServerApp(opts: ServerAppOptions): Express {
       .type('text/plain')
       .send(ready ? 'ready\n' : 'not ready\n');
   });
+}
 
-  /** A JSON endpoint: a bad query answers its 4xx, the document goes out gzipped when taken. */
-  const jsonEndpoint = <Query>(
-    path: string,
-    parse: (raw: Request['query']) => Query | QueryProblem,
-    build: (query: Query) => unknown,
-  ): void => {
-    app.get(path, async (req, res) => {
-      const query = parse(req.query);
-      if (isProblem(query)) {
-        res.status(query.status).json({ error: query.problem });
-        return;
-      }
-      // Gzipped: at 1000 environments the status and history documents are megabytes, and 90
-      // days of uptime are repetitive JSON a tenth the size gzipped.
-      await sendCompressible(req, res, JSON.stringify(build(query)), 'application/json');
-    });
-  };
-  jsonEndpoint(
-    '/api/status',
-    (raw) => statusQuery(raw, opts.status),
-    (query) => opts.status.snapshot(query),
-  );
-  jsonEndpoint(
-    '/api/history',
-    (raw) => historyQuery(raw, history),
-    (query) => history.document(query),
-  );
-  const uptime = opts.uptime ?? {
-    store: UptimeStore.memory({ checks: [] }),
-    environments: () => [],
-    inMaintenance: () => false,
-  };
-  jsonEndpoint(
-    '/api/uptime',
-    (raw) => uptimeQuery(raw, uptime),
-    (query) => uptimeDocument(uptime, query),
-  );
-  badgeRoutes(app, uptime);
+/** A JSON endpoint: a bad query answers its 4xx, the document goes out gzipped when taken. */
+function jsonEndpoint<Query>(
+  app: Express,
+  path: string,
+  parse: (raw: Request['query']) => Query | QueryProblem,
+  build: (query: Query) => unknown,
+): void {
+  app.get(path, async (req, res) => {
+    const query = parse(req.query);
+    if (isProblem(query)) {
+      res.status(query.status).json({ error: query.problem });
+      return;
+    }
+    // Gzipped: at 1000 environments the status and history documents are megabytes, and 90
+    // days of uptime are repetitive JSON a tenth the size gzipped.
+    await sendCompressible(req, res, JSON.stringify(build(query)), 'application/json');
+  });
+}
 
-  // Known paths answer other methods with 405 and the methods they allow.
+/** Known paths answer other methods with 405 and the methods they allow; others 404. */
+function refusedMethodsAndUnknownPaths(app: Express): void {
   for (const path of [...ENDPOINTS.map((e) => e.path), '/status', '/assets/:name']) {
     app.all(path, (_req, res) => {
       res.set('Allow', 'GET, HEAD').status(405).json({ error: 'method not allowed' });
     });
   }
-
   app.use((_req, res) => {
     // The request path is not echoed back: nothing from the request is reflected.
     res.status(404).json({ error: 'not found', endpoints: ENDPOINTS.map((e) => e.path) });
   });
+}
 
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+/** A thrown or malformed request: 4xx for what Express marks as the client's fault, else 500. */
+function requestFailure(log: Logger): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     // Express marks request faults (e.g. a malformed percent-encoding in the path) with a 4xx status.
     const status = clientErrorStatus(err);
     if (status === null) log.error({ err, method: req.method }, 'request failed');
@@ -205,9 +240,7 @@ export function createServerApp(opts: ServerAppOptions): Express {
       return;
     }
     res.status(status ?? 500).json({ error: status === null ? 'internal error' : 'bad request' });
-  });
-
-  return app;
+  };
 }
 
 const gzipAsync = promisify(gzip);

@@ -5,6 +5,7 @@
  */
 import { summaryKeysOf, type AnyCheck, type CheckResult } from '../kernel/check.js';
 import type { MaintenanceJson } from '../maintenance/watcher.js';
+import type { DriftReport } from '../drift/report.js';
 
 /** One step of a run as `check --json` and `/api/status` print it. */
 export interface CheckStepJson {
@@ -50,6 +51,11 @@ export interface StatusDocument {
    * within 24 hours, or null (docs/metrics.md, "/api/status").
    */
   maintenance: Record<string, MaintenanceJson | null>;
+  /**
+   * Contract drift (docs/drift.md, "The drift document"): the measurement engine's newest
+   * document, null before its first.
+   */
+  contract_drift: DriftReport | null;
 }
 
 /** Most runs per environment and check one `/api/status` answer carries: everything kept. */
@@ -103,6 +109,7 @@ export class StatusHistory {
   private readonly maintenance: (environment: string) => MaintenanceJson | null;
   /** environment → check → history; insertion order is the order of the document. */
   private readonly histories = new Map<string, Map<string, History>>();
+  private contractDrift: DriftReport | null = null;
 
   /** Every check's summary keys: each run's document carries them all. */
   private readonly summaryKeys: readonly string[];
@@ -192,7 +199,17 @@ export class StatusHistory {
       environments[environment] = byCheck;
       maintenance[environment] = this.maintenance(environment);
     }
-    return { generated_at: new Date(this.now()).toISOString(), environments, maintenance };
+    return {
+      generated_at: new Date(this.now()).toISOString(),
+      environments,
+      maintenance,
+      contract_drift: this.contractDrift,
+    };
+  }
+
+  /** The measurement engine's newest drift document. */
+  setContractDrift(report: DriftReport): void {
+    this.contractDrift = report;
   }
 
   private history(environment: string, check: string): History {

@@ -21,8 +21,27 @@ export const LOCK_WAIT_MS = 5_000;
  */
 const held = new Set<string>();
 
+/**
+ * The last holder-to-be of each lock in this process. Holders of one process take turns here
+ * before they touch the file: a staleness check followed by an unlink is two steps, and between
+ * them another holder of this process could have created the lock the unlink then removes.
+ */
+const turns = new Map<string, Promise<unknown>>();
+
 /** Runs `fn` while holding the lock at `lockPath`. */
 export async function withLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
+  const before = turns.get(lockPath) ?? Promise.resolve();
+  const mine = before.then(() => holding(lockPath, fn));
+  const settled = mine.catch(() => undefined);
+  turns.set(lockPath, settled);
+  try {
+    return await mine;
+  } finally {
+    if (turns.get(lockPath) === settled) turns.delete(lockPath);
+  }
+}
+
+async function holding<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
   const release = await acquire(lockPath);
   try {
     return await fn();
@@ -80,7 +99,8 @@ async function isStale(lockPath: string): Promise<boolean> {
     if (pid === process.pid) return !held.has(lockPath);
     return !Number.isSafeInteger(pid) || !processAlive(pid);
   } catch {
-    // Gone between the attempt and the look: try again at once.
-    return true;
+    // Gone between the attempt and the look: not stale. Taking it for stale would unlink the
+    // lock another holder may have created since; the next attempt's exclusive create decides.
+    return false;
   }
 }

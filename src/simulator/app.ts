@@ -4,9 +4,17 @@
  * load balancer, rate limiter and controllers would see a request.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { pino, type Logger } from 'pino';
 import { adminRoutes } from './admin.js';
+import { installDriftFaults } from './drift-response.js';
 import {
   FaultController,
   parseFaultHeader,
@@ -114,7 +122,6 @@ function waitUnlessClosed(ms: number, res: Response): Promise<boolean> {
 export function createSimulator(options: SimulatorOptions): Simulator {
   const now = options.now ?? Date.now;
   const logger = options.logger ?? pino({ level: 'silent' });
-  const apiKeys = new Set(options.apiKeys);
   const state = new SimulatorState({
     now,
     qualifyDelayMs: qualifyDelay(options),
@@ -125,17 +132,56 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     now,
     ...(options.timeline ? { timeline: options.timeline } : {}),
   });
-  const rate = options.rateLimit ?? { perSecond: 100, analyticsPerMinute: 60 };
-  const globalLimiter = new SlidingWindowLimiter(rate.perSecond, 1000, now);
-  const analyticsLimiter = new SlidingWindowLimiter(rate.analyticsPerMinute, 60_000, now);
+  const limiters = rateLimiters(options, now);
 
   const app = express();
   app.disable('x-powered-by');
   // Poll answers change over time; no ETag, so no client ever gets a 304 for a stale status.
   app.set('etag', false);
 
-  app.use((req, res, next) => {
+  app.use(requestContext(logger));
+  app.use('/__sim', adminRoutes({ state, faults, now, onReset: () => limiters.reset() }));
+  app.use(networkPathAndEnvironment);
+  app.use(rateLimiting(limiters));
+  app.use(faultInjection(faults, state, logger));
+  app.use(credentialsAndNegotiation(new Set(options.apiKeys)));
+
+  app.use(sessionRoutes(state, now));
+  app.use(referenceRoutes(now));
+  app.use(analyticsRoutes(state, now));
+
+  app.use((req, res) => sendRouteNotFound(req, res));
+  app.use(requestFailure(logger));
+
+  return { app, state, faults };
+}
+
+/** The two rate limits: every request, and the stricter one of analytics. */
+interface RateLimiters {
+  global: SlidingWindowLimiter;
+  analytics: SlidingWindowLimiter;
+  reset(): void;
+}
+
+function rateLimiters(options: SimulatorOptions, now: () => number): RateLimiters {
+  const rate = options.rateLimit ?? { perSecond: 100, analyticsPerMinute: 60 };
+  const global = new SlidingWindowLimiter(rate.perSecond, 1000, now);
+  const analytics = new SlidingWindowLimiter(rate.analyticsPerMinute, 60_000, now);
+  return {
+    global,
+    analytics,
+    reset: () => {
+      global.reset();
+      analytics.reset();
+    },
+  };
+}
+
+/** Gives each request its context, request id and Server-Timing, and logs it once answered. */
+function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
     installServerTiming(res);
+    installDriftFaults(res);
     const context: SimContext = {
       requestId: randomUUID(),
       environment: 'default',
@@ -163,51 +209,52 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       );
     });
     next();
-  });
+  };
+}
 
-  app.use(
-    '/__sim',
-    adminRoutes({
-      state,
-      faults,
-      now,
-      onReset: () => {
-        globalLimiter.reset();
-        analyticsLimiter.reset();
-      },
-    }),
-  );
+/**
+ * `/via/<path>/...` is the same service reached over another network path (a second monitoring
+ * location's way in): same state, its own rate-limit budget (another client network), and the
+ * faults scoped to that path. `/env/<name>/...` serves the same API as `/` for the environment
+ * <name>. Both prefixes are stripped, and the operation the rest addresses is noted.
+ */
+const networkPathAndEnvironment: RequestHandler = (req, res, next) => {
+  const via = VIA_PREFIX.exec(req.url);
+  if (via?.[1]) {
+    ctx(res).via = via[1];
+    req.url = `${via[2] ?? '/'}${via[3] ?? ''}`;
+  }
+  const match = ENV_PREFIX.exec(req.url);
+  if (match?.[1]) {
+    ctx(res).environment = match[1];
+    req.url = `${match[2] ?? '/'}${match[3] ?? ''}`;
+  }
+  ctx(res).endpoint = classifyEndpoint(req.method, req.path);
+  next();
+};
 
-  // `/via/<path>/...` is the same service reached over another network path (a second monitoring
-  // location's way in): same state, its own rate-limit budget (another client network), and the
-  // faults scoped to that path. `/env/<name>/...` serves the same API as `/` for the environment
-  // <name>.
-  app.use((req, res, next) => {
-    const via = VIA_PREFIX.exec(req.url);
-    if (via?.[1]) {
-      ctx(res).via = via[1];
-      req.url = `${via[2] ?? '/'}${via[3] ?? ''}`;
-    }
-    const match = ENV_PREFIX.exec(req.url);
-    if (match?.[1]) {
-      ctx(res).environment = match[1];
-      req.url = `${match[2] ?? '/'}${match[3] ?? ''}`;
-    }
-    ctx(res).endpoint = classifyEndpoint(req.method, req.path);
-    next();
-  });
-
-  app.use((req, res, next) => {
+function rateLimiting(limiters: RateLimiters): RequestHandler {
+  return (req, res, next) => {
     // A network path stands for another client network, so it is another client here, as another
     // client IP would be.
     const client = `${ctx(res).environment}|${ctx(res).via ?? ''}|${req.socket.remoteAddress ?? 'unknown'}`;
-    if (!globalLimiter.tryAcquire(client)) return sendRateLimited(res);
-    if (ctx(res).endpoint === 'analytics' && !analyticsLimiter.tryAcquire(client))
+    if (!limiters.global.tryAcquire(client)) return sendRateLimited(res);
+    if (ctx(res).endpoint === 'analytics' && !limiters.analytics.tryAcquire(client))
       return sendRateLimited(res);
     next();
-  });
+  };
+}
 
-  app.use(async (req, res, next) => {
+/**
+ * Resolves the request's faults (header, armed and timeline), waits out their latency, then ends
+ * the request with its terminal fault, if any.
+ */
+function faultInjection(
+  faults: FaultController,
+  state: SimulatorState,
+  logger: Logger,
+): RequestHandler {
+  return async (req, res, next) => {
     const context = ctx(res);
     let headerFaults: Fault[] = [];
     const header = req.get(FAULT_HEADER);
@@ -244,11 +291,15 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     const terminal = context.faults.terminal;
     if (terminal) return applyTerminalFault(terminal, context.endpoint, req, res);
     next();
-  });
+  };
+}
 
-  // Credentials and content negotiation, for API routes only: an unmatched route is answered by
-  // the framework before any of this runs.
-  app.use((req, res, next) => {
+/**
+ * Credentials and content negotiation, for API routes only: an unmatched route is answered by
+ * the framework before any of this runs.
+ */
+function credentialsAndNegotiation(apiKeys: ReadonlySet<string>): RequestHandler {
+  return (req, res, next) => {
     const context = ctx(res);
     if (context.endpoint === null) return next();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
@@ -264,15 +315,12 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       return sendUnsupportedMediaType(res, contentType);
     }
     next();
-  });
+  };
+}
 
-  app.use(sessionRoutes(state, now));
-  app.use(referenceRoutes(now));
-  app.use(analyticsRoutes(state, now));
-
-  app.use((req, res) => sendRouteNotFound(req, res));
-
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+/** The answer to a body the parser refused, or to a route that threw. */
+function requestFailure(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const type = (err as { type?: unknown } | null)?.type;
     if (res.headersSent) {
       res.destroy();
@@ -283,9 +331,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     if (type === 'entity.too.large') return sendError(res, 413, 'The request body is too large');
     logger.error({ err, url: req.originalUrl }, 'simulator request failed');
     sendError(res, 500, 'Internal server error', { requestStatus: 'error' });
-  });
-
-  return { app, state, faults };
+  };
 }
 
 const MAINTENANCE_PAGE =

@@ -330,16 +330,35 @@ function addOnPricing(a: AddOnDef, withThird: boolean): Pricing {
 
 function buildCatalog(def: ProviderDef): Category[] {
   if (def.emptyCatalog || def.plans.length === 0) return [];
-  const cableSkus = def.plans.filter((p) => p.technology === 'cable').map((p) => p.sku);
-  const topSku = def.plans[def.plans.length - 1]?.sku;
-  const plans: Product[] = def.plans.map((p, i) => ({
+  const categories: Category[] = [
+    {
+      category: 'internet',
+      category_name: 'Internet',
+      category_description: `${def.name} internet plans available at this address.`,
+      products: def.plans.map((p, i) => planProduct(def, p, i)),
+    },
+  ];
+  if (def.addOns.length > 0) {
+    categories.push({
+      category: 'internet_add_on',
+      category_name: 'Internet add-ons',
+      category_description: 'Equipment and services to go with your plan.',
+      products: def.addOns.map((a, i) => addOnProduct(def, a, i)),
+    });
+  }
+  return categories;
+}
+
+/** An internet plan as a product of the catalog, at its `index` in the provider's plans. */
+function planProduct(def: ProviderDef, p: PlanDef, index: number): Product {
+  return {
     id: stableUuid(`product:${p.sku}`),
     sku: p.sku,
     name: p.name,
     category: 'internet',
     category_name: 'Internet',
     technology: p.technology,
-    position: i + 1,
+    position: index + 1,
     select_type: 'radio',
     description: `Download speeds up to ${p.down} Mbps and upload speeds up to ${p.up} Mbps.`,
     download_speed: `${p.down} Mbps`,
@@ -358,62 +377,55 @@ function buildCatalog(def: ProviderDef): Category[] {
     only_available_with_plans: [],
     initial_term_discount_months: p.initialDiscountCents > 0 ? 12 : 0,
     second_term_discount_months: p.initialDiscountCents > 0 ? 12 : null,
-    service_rank: i + 1,
+    service_rank: index + 1,
     max_quantity: 1,
     product_promo: p.promo ? { promo_text: p.promo } : {},
     info: p.contract
       ? 'Requires a 24-month agreement. Prices exclude taxes and fees.'
       : 'No annual contract. Prices exclude taxes and fees.',
     pricing: planPricing(p, def.thirdTermDiscount),
-  }));
-  const categories: Category[] = [
-    {
-      category: 'internet',
-      category_name: 'Internet',
-      category_description: `${def.name} internet plans available at this address.`,
-      products: plans,
-    },
-  ];
-  if (def.addOns.length > 0) {
-    categories.push({
-      category: 'internet_add_on',
-      category_name: 'Internet add-ons',
-      category_description: 'Equipment and services to go with your plan.',
-      products: def.addOns.map((a, i) => ({
-        id: stableUuid(`product:${a.sku}`),
-        sku: a.sku,
-        name: a.name,
-        category: 'internet_add_on',
-        category_name: 'Internet add-ons',
-        technology: 'not_applicable',
-        position: i + 1,
-        select_type: 'radio',
-        description: a.description,
-        download_speed: null,
-        upload_speed: null,
-        data_limit: 'Not applicable',
-        channel_count: 0,
-        streaming_apps: [],
-        is_required_to_checkout: a.requiredWith === 'all-cable',
-        is_contract_required: false,
-        is_modem_router_included: false,
-        is_bundle_qualifier: false,
-        bundle_discounts: {},
-        is_local_checkout: true,
-        required_with_plans: a.requiredWith === 'all-cable' ? cableSkus : [],
-        included_with_plans: a.includedWithTop && topSku ? [topSku] : [],
-        only_available_with_plans: a.onlyWithTop && topSku ? [topSku] : [],
-        initial_term_discount_months: 0,
-        second_term_discount_months: null,
-        service_rank: null,
-        max_quantity: a.maxQuantity,
-        product_promo: {},
-        info: 'Billed monthly with your internet plan.',
-        pricing: addOnPricing(a, def.thirdTermDiscount),
-      })),
-    });
-  }
-  return categories;
+  };
+}
+
+/**
+ * An add-on as a product of the catalog, tied to the plans it goes with: required with every
+ * cable plan, or included with or only available with the top plan.
+ */
+function addOnProduct(def: ProviderDef, a: AddOnDef, index: number): Product {
+  const cableSkus = def.plans.filter((p) => p.technology === 'cable').map((p) => p.sku);
+  const topSku = def.plans[def.plans.length - 1]?.sku;
+  return {
+    id: stableUuid(`product:${a.sku}`),
+    sku: a.sku,
+    name: a.name,
+    category: 'internet_add_on',
+    category_name: 'Internet add-ons',
+    technology: 'not_applicable',
+    position: index + 1,
+    select_type: 'radio',
+    description: a.description,
+    download_speed: null,
+    upload_speed: null,
+    data_limit: 'Not applicable',
+    channel_count: 0,
+    streaming_apps: [],
+    is_required_to_checkout: a.requiredWith === 'all-cable',
+    is_contract_required: false,
+    is_modem_router_included: false,
+    is_bundle_qualifier: false,
+    bundle_discounts: {},
+    is_local_checkout: true,
+    required_with_plans: a.requiredWith === 'all-cable' ? cableSkus : [],
+    included_with_plans: a.includedWithTop && topSku ? [topSku] : [],
+    only_available_with_plans: a.onlyWithTop && topSku ? [topSku] : [],
+    initial_term_discount_months: 0,
+    second_term_discount_months: null,
+    service_rank: null,
+    max_quantity: a.maxQuantity,
+    product_promo: {},
+    info: 'Billed monthly with your internet plan.',
+    pricing: addOnPricing(a, def.thirdTermDiscount),
+  };
 }
 
 /** An offering as stored: everything except the per-session checkout link and creation extras. */

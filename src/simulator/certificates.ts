@@ -101,6 +101,36 @@ export async function generateCertificates(
   const nowMs = (options.now ?? Date.now)();
   const hosts = options.hosts ?? DEFAULT_CERTIFICATE_HOSTS;
   if (hosts.length === 0) throw new RangeError('hosts must name at least one host');
+  const validity = serverValidity(options, nowMs);
+  const caKeys = await generateKeyPair();
+  const ca = await issueCertificateAuthority(caKeys, validity, nowMs);
+  const serverKeys = await generateKeyPair();
+  const server = await issueServerCertificate(ca, caKeys, serverKeys, hosts, validity);
+  const client =
+    options.clientCertificateDays === undefined
+      ? null
+      : await issueClientCertificate(ca, caKeys.privateKey, nowMs, options.clientCertificateDays);
+  const caPem = ca.toString('pem');
+  const certPem = server.toString('pem');
+  return {
+    caPem: withNewline(caPem),
+    certPem: withNewline(certPem),
+    keyPem: privateKeyPem(serverKeys),
+    chainPem: withNewline(certPem) + withNewline(caPem),
+    notBefore: validity.notBefore,
+    notAfter: validity.notAfter,
+    hosts: [...hosts],
+    client,
+  };
+}
+
+interface Validity {
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** The server certificate's validity, in whole seconds, from the options and the clock. */
+function serverValidity(options: CertificateOptions, nowMs: number): Validity {
   const validDays = options.validDays ?? DEFAULT_VALID_DAYS;
   if (!Number.isFinite(validDays)) throw new RangeError('validDays must be a finite number');
   const notAfter = wholeSeconds(options.notAfter ?? new Date(nowMs + validDays * DAY_MS));
@@ -110,25 +140,36 @@ export async function generateCertificates(
   if (notBefore.getTime() >= notAfter.getTime()) {
     throw new RangeError('notBefore must be earlier than notAfter');
   }
+  return { notBefore, notAfter };
+}
 
-  const subtle = webcrypto.subtle;
+const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' };
+
+async function generateKeyPair(): Promise<CryptoKeyPair> {
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const signingAlgorithm = { name: 'ECDSA', hash: 'SHA-256' };
-  const caKeys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const serverKeys = (await subtle.generateKey(algorithm, true, [
-    'sign',
-    'verify',
-  ])) as CryptoKeyPair;
+  return (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
+}
 
-  const caName = `CN=ISA API simulator CA ${randomBytes(4).toString('hex')}`;
-  const ca = await X509CertificateGenerator.createSelfSigned(
+function privateKeyPem(keys: CryptoKeyPair): string {
+  return withNewline(
+    KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }).toString(),
+  );
+}
+
+/** The self-signed CA, valid for a year either side of the server certificate and of now. */
+async function issueCertificateAuthority(
+  caKeys: CryptoKeyPair,
+  validity: Validity,
+  nowMs: number,
+): Promise<X509Certificate> {
+  return X509CertificateGenerator.createSelfSigned(
     {
       serialNumber: serialNumber(),
-      name: caName,
-      notBefore: new Date(Math.min(notBefore.getTime(), nowMs) - 365 * DAY_MS),
-      notAfter: new Date(Math.max(notAfter.getTime(), nowMs) + 365 * DAY_MS),
+      name: `CN=ISA API simulator CA ${randomBytes(4).toString('hex')}`,
+      notBefore: new Date(Math.min(validity.notBefore.getTime(), nowMs) - 365 * DAY_MS),
+      notAfter: new Date(Math.max(validity.notAfter.getTime(), nowMs) + 365 * DAY_MS),
       keys: caKeys,
-      signingAlgorithm,
+      signingAlgorithm: SIGNING_ALGORITHM,
       extensions: [
         new BasicConstraintsExtension(true, 0, true),
         new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true),
@@ -137,16 +178,26 @@ export async function generateCertificates(
     },
     webcrypto as unknown as Crypto,
   );
-  const server = await X509CertificateGenerator.create(
+}
+
+/** The server certificate (`serverAuth`) the CA signs for `hosts`. */
+async function issueServerCertificate(
+  ca: X509Certificate,
+  caKeys: CryptoKeyPair,
+  serverKeys: CryptoKeyPair,
+  hosts: readonly string[],
+  validity: Validity,
+): Promise<X509Certificate> {
+  return X509CertificateGenerator.create(
     {
       serialNumber: serialNumber(),
       subject: `CN=${hosts[0]}`,
       issuer: ca.subject,
-      notBefore,
-      notAfter,
+      notBefore: validity.notBefore,
+      notAfter: validity.notAfter,
       publicKey: serverKeys.publicKey,
       signingKey: caKeys.privateKey,
-      signingAlgorithm,
+      signingAlgorithm: SIGNING_ALGORITHM,
       extensions: [
         new BasicConstraintsExtension(false, undefined, true),
         new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
@@ -158,26 +209,6 @@ export async function generateCertificates(
     },
     webcrypto as unknown as Crypto,
   );
-
-  const client =
-    options.clientCertificateDays === undefined
-      ? null
-      : await issueClientCertificate(ca, caKeys.privateKey, nowMs, options.clientCertificateDays);
-  const caPem = ca.toString('pem');
-  const certPem = server.toString('pem');
-  const keyPem = KeyObject.from(serverKeys.privateKey)
-    .export({ type: 'pkcs8', format: 'pem' })
-    .toString();
-  return {
-    caPem: withNewline(caPem),
-    certPem: withNewline(certPem),
-    keyPem: withNewline(keyPem),
-    chainPem: withNewline(certPem) + withNewline(caPem),
-    notBefore,
-    notAfter,
-    hosts: [...hosts],
-    client,
-  };
 }
 
 /** A client certificate (`clientAuth`) the CA signs, ending `validDays` from `nowMs`. */
@@ -187,9 +218,7 @@ async function issueClientCertificate(
   nowMs: number,
   validDays: number,
 ): Promise<ClientCertificate> {
-  const subtle = webcrypto.subtle;
-  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const keys = await generateKeyPair();
   const notAfter = wholeSeconds(new Date(nowMs + validDays * DAY_MS));
   const certificate = await X509CertificateGenerator.create(
     {
@@ -200,7 +229,7 @@ async function issueClientCertificate(
       notAfter,
       publicKey: keys.publicKey,
       signingKey: caKey,
-      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+      signingAlgorithm: SIGNING_ALGORITHM,
       extensions: [
         new BasicConstraintsExtension(false, undefined, true),
         new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
@@ -209,10 +238,9 @@ async function issueClientCertificate(
     },
     webcrypto as unknown as Crypto,
   );
-  const keyPem = KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' });
   return {
     certPem: withNewline(certificate.toString('pem')),
-    keyPem: withNewline(keyPem.toString()),
+    keyPem: privateKeyPem(keys),
     notAfter,
   };
 }

@@ -13,6 +13,16 @@ export const DEMO_TIMELINE_PERIOD_MS = 30 * 60_000;
 /** Analytics ingestion stops; sessions created meanwhile appear when it resumes. */
 const ingestStall: TimelineRule = { fault: { kind: 'ingest_stall' } };
 
+/**
+ * A sandbox-only contract drift: a new `qualify_status` value in two polls, neither in the spec
+ * nor in production; the drift model reports it as a warning once its baseline has learned.
+ */
+const sandboxOnlyDrift: TimelineRule = {
+  endpoint: 'poll_services',
+  count: 2,
+  fault: { kind: 'drift', change: 'new_value', path: 'qualify_status', value: 'queued' },
+};
+
 /** Background latency of a healthy environment: realistic jitter under the 100 ms expectation. */
 const healthy = (min = 20, max = 80): TimelineRule => ({
   fault: { kind: 'latency', distribution: { min, max } },
@@ -31,9 +41,11 @@ const healthy = (min = 20, max = 80): TimelineRule => ({
  * - 28–30 recovery.
  *
  * Sandbox: healthy (15–60 ms) with blips: a few 429s at minute 5, a few 401s at 12, slow answers
- * (700–900 ms) at 18 and one closed session not gone at 24. From minute 8 to 15 its analytics
- * ingestion stalls: new sessions do not reach analytics until the stall ends (late sessions,
- * then a burst of long ingest lags).
+ * (700–900 ms) at 18 and one closed session not gone at 24. At 24 the sandbox also drifts from
+ * its contract where production does not: two polls answer a `qualify_status` the spec does not
+ * have (`queued`), the change a partner's sandbox often gets first (docs/drift.md). From minute
+ * 8 to 15 its analytics ingestion stalls: new sessions do not reach analytics until the stall
+ * ends (late sessions, then a burst of long ingest lags).
  *
  * Both: the provider list gains a provider at minute 10; the loop's start restores it.
  */
@@ -114,7 +126,7 @@ export const DEMO_TIMELINE: TimelineEntry[] = [
   {
     at: '24m',
     environment: 'sandbox',
-    faults: [healthy(15, 60), { count: 1, fault: { kind: 'not_gone' } }],
+    faults: [healthy(15, 60), { count: 1, fault: { kind: 'not_gone' } }, sandboxOnlyDrift],
   },
   { at: '27m', environment: 'sandbox', faults: [healthy(15, 60)] },
 

@@ -4,12 +4,13 @@
  * request: the per-request `X-Isa-Sim-Fault` header, rules added through the admin API, and the
  * scripted timeline. Latencies from all sources add up; of the faults that end a request (status,
  * hang, reset, malformed, html) the first that applies wins; behaviour faults (qualify, not_gone,
- * close_fail, provider_list, coverage, analytics_campaign) are looked up by the handler at the moment they would take effect, so a rule with a
+ * close_fail, provider_list, coverage, analytics_campaign, drift) are looked up by the handler at the moment they would take effect, so a rule with a
  * `count` is only used up by a request it actually changes.
  */
 import { z } from 'zod';
 import { qualifyStatusSchema } from '../api/schemas.js';
 import { parseDuration } from '../config/duration.js';
+import { driftFaultSchema } from './drift.js';
 
 /** The API operations a rule can target (`*` or no endpoint: every request, unmatched ones too). */
 export const SIM_ENDPOINTS = [
@@ -93,6 +94,8 @@ export const faultSchema = z.discriminatedUnion('kind', [
     kind: z.literal('analytics_campaign'),
     campaignId: z.string().min(1).max(100).nullable(),
   }),
+  // The API changes under its clients without breaking at once (drift.ts).
+  driftFaultSchema,
 ]);
 export type Fault = z.infer<typeof faultSchema>;
 export type FaultKind = Fault['kind'];
@@ -103,7 +106,13 @@ export type TerminalFault = Extract<
 >;
 /** Faults the handlers consult when they would take effect. */
 export type BehaviourKind =
-  'qualify' | 'not_gone' | 'close_fail' | 'provider_list' | 'coverage' | 'analytics_campaign';
+  | 'qualify'
+  | 'not_gone'
+  | 'close_fail'
+  | 'provider_list'
+  | 'coverage'
+  | 'analytics_campaign'
+  | 'drift';
 /** Faults that are a state of the service while a rule or timeline entry holds them. */
 export type StateKind = 'ingest_stall';
 

@@ -5,7 +5,13 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { addressValidationUnavailableBodySchema, errorEnvelopeSchema, unsupportedMediaTypeBodySchema, type ErrorEnvelope, type RequestStatus } from '../api/schemas.js';
+import {
+  addressValidationUnavailableBodySchema,
+  errorEnvelopeSchema,
+  unsupportedMediaTypeBodySchema,
+  type ErrorEnvelope,
+  type RequestStatus,
+} from '../api/schemas.js';
 import type { RequestFaults, SimEndpoint } from './faults.js';
 
 /** What the middleware learns about a request, kept in `res.locals`. */

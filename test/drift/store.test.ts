@@ -32,6 +32,7 @@ describe('the baselines on disk', () => {
     const read = await readDriftState(path);
     expect(read).toEqual({
       state: { production: { create_session: drift, ping: fresh } },
+      extras: { facts: {}, across: {} },
       recovered: null,
     });
     expect(read.state['production']?.['ping']?.baseline.size.min).toBe(Number.POSITIVE_INFINITY);
@@ -39,7 +40,11 @@ describe('the baselines on disk', () => {
   });
 
   it('starts empty without a file', async () => {
-    expect(await readDriftState(await scratch())).toEqual({ state: {}, recovered: null });
+    expect(await readDriftState(await scratch())).toEqual({
+      state: {},
+      extras: { facts: {}, across: {} },
+      recovered: null,
+    });
   });
 
   it('sets a torn file aside and starts again, keeping it for a person to read', async () => {
@@ -47,6 +52,7 @@ describe('the baselines on disk', () => {
     await writeFile(path, '{"version":1,"environments":{"produ');
     expect(await readDriftState(path)).toEqual({
       state: {},
+      extras: { facts: {}, across: {} },
       recovered: 'not JSON (a torn write?)',
     });
     expect(await readFile(`${path}.unreadable`, 'utf8')).toContain('produ');
@@ -55,7 +61,11 @@ describe('the baselines on disk', () => {
   it('refuses a FIFO without blocking, and a file over its cap without reading it', async () => {
     const fifo = await scratch();
     execFileSync('mkfifo', [fifo]);
-    expect(await readDriftState(fifo)).toEqual({ state: {}, recovered: 'not a regular file' });
+    expect(await readDriftState(fifo)).toEqual({
+      state: {},
+      extras: { facts: {}, across: {} },
+      recovered: 'not a regular file',
+    });
     const large = await scratch();
     await writeFile(large, Buffer.alloc(MAX_DRIFT_FILE_BYTES + 1, 0x20));
     expect((await readDriftState(large)).recovered).toBe(

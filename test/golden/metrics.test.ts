@@ -90,6 +90,13 @@ beforeAll(async () => {
     recorder.setSessionsOpen(environment, 1);
   }
   recorder.recordControlProbe('ok', 40);
+  recorder.setContractDrift({
+    environments: {
+      production: {
+        operations: { ping: { counts: { breaking: 0, warning: 1, info: 0 } } },
+      },
+    },
+  } as unknown as Parameters<Recorder['setContractDrift']>[0]);
   served = await serve(
     createServerApp({ registry: metrics.registry, status, isReady: () => true }),
   );

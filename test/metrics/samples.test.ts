@@ -18,9 +18,10 @@ const KEY = 'samples-key-0123456789abcdef';
  * start-up"; an IP-literal `base_url`, as here, has no resolve phase; the ping histogram has 7 finite bounds at
  * the default thresholds and timeout; `isa_check_runs_total` and `isa_check_duration_seconds` have
  * no ping series, which would repeat its attempts and duration; `isa_check_runs_abandoned_total`
- * has one, 0 in a healthy monitor; and the environment's `isa_maintenance_active`).
+ * has one, 0 in a healthy monitor; the environment's `isa_maintenance_active`; and, once the
+ * ping answered, its three `isa_contract_drift_differences` series, one per severity).
  */
-const PING_ONLY_LIMIT = 50;
+const PING_ONLY_LIMIT = 53;
 /**
  * What confirmation pings add where they are on (the default at 60 s pings): 4 results of
  * `isa_ping_confirm_attempts_total` (those the rules read; the others appear when first seen),

@@ -85,6 +85,7 @@ describe('StatusHistory', () => {
         sandbox: Object.fromEntries(CHECK_NAMES.map((name) => [name, { last: null, runs: [] }])),
       },
       maintenance: { production: null, sandbox: null },
+      contract_drift: null,
     });
   });
 

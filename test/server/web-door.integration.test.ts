@@ -184,7 +184,8 @@ describe('the daemon behind TLS and basic auth', () => {
       const targets = await eventually(
         async () => {
           const res = await fetch(`http://127.0.0.1:${port}/api/v1/targets`).catch(() => null);
-          if (res === null) return null;
+          // Until it is ready, Prometheus answers 503 in plain text.
+          if (res === null || !res.ok) return null;
           const body = (await res.json()) as {
             data: {
               activeTargets: Array<{ labels: { job: string }; health: string; lastError: string }>;

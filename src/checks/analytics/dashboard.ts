@@ -23,7 +23,26 @@ const { metrics } = analyticsCheck;
 export const dashboardRows: CheckRows = () => [analyticsRow()];
 
 function analyticsRow(): CheckRow {
-  const runs = runsByResultPanel({
+  return {
+    place: 'service',
+    title: 'Analytics reporting',
+    lines: [
+      {
+        height: 8,
+        panels: [
+          { panel: runsPanel(), width: 6 },
+          { panel: ingestLagPanel(), width: 6 },
+          { panel: lateAndMissingPanel(), width: 6 },
+          { panel: syncPanel(), width: 6 },
+        ],
+      },
+    ],
+  };
+}
+
+/** Finished analytics runs per time slot, by result. */
+function runsPanel() {
+  return runsByResultPanel({
     title: 'Analytics runs by result',
     description:
       'Finished analytics runs (incremental sync of GET /analytics/sessions, then lookups of the synthetic sessions) per time slot, by result. Only where the analytics check is enabled. sync_incomplete means more pages than max_pages; sessions_missing, a synthetic session never reached analytics.',
@@ -31,8 +50,11 @@ function analyticsRow(): CheckRow {
     runs: metrics.analyticsRuns,
     good: 'success',
   });
+}
 
-  const lag = linePanel({
+/** How long synthetic sessions take to appear in analytics, against the configured bound. */
+function ingestLagPanel() {
+  return linePanel({
     title: 'Analytics ingest lag',
     description:
       'Time from creating a synthetic session to its first appearance in GET /analytics/sessions/{id}: mean of the sessions that appeared, and the age of the oldest still awaited (a line that keeps rising is a stalled pipeline). The dashed line is the configured ingest_lag_bound: later sessions count as late (IsaAnalyticsIngestLagging after two in an hour). Resolution is the analytics interval.',
@@ -55,8 +77,11 @@ function analyticsRow(): CheckRow {
   })
     .overrideByRegexp(' bound$', referenceLine(COLORS.warning))
     .min(0);
+}
 
-  const lateMissing = countBarsPanel({
+/** Synthetic sessions that reached analytics late, or never. */
+function lateAndMissingPanel() {
+  return countBarsPanel({
     title: 'Late and missing synthetic sessions',
     description:
       'Synthetic sessions that reached analytics later than ingest_lag_bound (late, counted once) or not within ingest_timeout (missing), per time slot.',
@@ -76,8 +101,11 @@ function analyticsRow(): CheckRow {
     .axisLabel('sessions per slot')
     .overrideByRegexp(' late$', fixedColor(COLORS.warning))
     .overrideByRegexp(' missing$', fixedColor(COLORS.bad));
+}
 
-  const sync = linePanel({
+/** What the incremental sync reads, and how long it takes. */
+function syncPanel() {
+  return linePanel({
     title: 'Analytics sync rows and duration',
     description:
       'Session rows the incremental sync read per minute (how much the partner data changes), and the mean duration of a sync (first page to last).',
@@ -94,20 +122,4 @@ function analyticsRow(): CheckRow {
       },
     ],
   }).min(0);
-
-  return {
-    place: 'service',
-    title: 'Analytics reporting',
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: runs, width: 6 },
-          { panel: lag, width: 6 },
-          { panel: lateMissing, width: 6 },
-          { panel: sync, width: 6 },
-        ],
-      },
-    ],
-  };
 }

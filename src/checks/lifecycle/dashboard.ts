@@ -43,7 +43,33 @@ export const dashboardRows: CheckRows = (build) => [
 ];
 
 function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
-  const runs = runsByResultPanel({
+  return {
+    place: 'service',
+    title: 'Session lifecycle and qualification',
+    lines: [
+      {
+        height: 8,
+        panels: [
+          { panel: runsPanel(), width: 8 },
+          { panel: stepDurationsPanel(), width: 8 },
+          { panel: openSessionsPanel(sessionsOpen), width: 8 },
+        ],
+      },
+      {
+        height: 8,
+        panels: [
+          { panel: qualifyOutcomesPanel(), width: 8 },
+          { panel: qualifyPollsPanel(), width: 8 },
+          { panel: timeToQualifyPanel(), width: 8 },
+        ],
+      },
+    ],
+  };
+}
+
+/** Finished synthetic session runs per time slot, by result. */
+function runsPanel() {
+  return runsByResultPanel({
     title: 'Lifecycle runs by result',
     description:
       "Finished synthetic session runs (create → poll until qualified → get → close → verify 410) per time slot, by result. success is the only good one; the result names the step that failed. unauthorized and rate_limited are on our side; address_validation_unavailable is the API's documented 503.",
@@ -51,8 +77,11 @@ function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
     runs: metrics.lifecycleRuns,
     good: 'success',
   });
+}
 
-  const steps = linePanel({
+/** The mean duration of each lifecycle step. */
+function stepDurationsPanel() {
+  return linePanel({
     title: 'Lifecycle step durations (mean)',
     description:
       'Mean duration of each lifecycle step. poll spans the whole polling loop until a final qualify status (typically 20–30 s, give-up at 90 s), so it dominates; a slow create, get or close points at the session endpoints themselves.',
@@ -65,8 +94,11 @@ function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
       },
     ],
   });
+}
 
-  const openSessions = heldCountPanel({
+/** Sessions this monitor created and has not yet seen closed. */
+function openSessionsPanel(sessionsOpen: MetricDefinition) {
+  return heldCountPanel({
     title: 'Open synthetic sessions',
     description:
       'Sessions this monitor created and has not yet seen closed. It rises to 1 during a run and must return to 0; a floor above 0 means sessions leak (closing failed), which IsaSyntheticSessionsLeaking reports.',
@@ -78,8 +110,11 @@ function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
       },
     ],
   });
+}
 
-  const outcomes = countBarsPanel({
+/** The final qualify status of each run. */
+function qualifyOutcomesPanel() {
+  return countBarsPanel({
     title: 'Qualify outcomes',
     description:
       'Final qualify status of each run: available (providers found), no_service (none serve the address), failed (lookup errored) and timeout (gave up after 90 s: the answer is unknown, not no-service). A rising share of timeouts is IsaQualifyTimeoutsRising.',
@@ -97,8 +132,11 @@ function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
     .overrideByRegexp(' no_service$', fixedColor(COLORS.neutral))
     .overrideByRegexp(' failed$', fixedColor(COLORS.bad))
     .overrideByRegexp(' timeout$', fixedColor(COLORS.warning));
+}
 
-  const polls = countBarsPanel({
+/** The qualify status of every creation and poll response. */
+function qualifyPollsPanel() {
+  return countBarsPanel({
     title: 'Qualify poll statuses',
     description:
       'qualify_status of every creation and poll response. Mostly pending while a lookup runs; many retry_later answers mean the API has transient upstream trouble even when runs still finish.',
@@ -111,8 +149,11 @@ function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
       },
     ],
   }).axisLabel('responses per slot');
+}
 
-  const timeToQualify = linePanel({
+/** Time from session creation to the final qualify status. */
+function timeToQualifyPanel() {
+  return linePanel({
     title: 'Time to qualify',
     description:
       'Time from session creation to the final qualify status: mean and 90th percentile. Dashed lines: 30 s (upper end of typical), 45 s (early warning), 90 s (the monitor gives up and records a timeout). Runs come every few minutes, so each point summarises only a few runs.',
@@ -139,27 +180,4 @@ function lifecycleRow(sessionsOpen: MetricDefinition): CheckRow {
     )
     .axisSoftMax(100)
     .min(0);
-
-  return {
-    place: 'service',
-    title: 'Session lifecycle and qualification',
-    lines: [
-      {
-        height: 8,
-        panels: [
-          { panel: runs, width: 8 },
-          { panel: steps, width: 8 },
-          { panel: openSessions, width: 8 },
-        ],
-      },
-      {
-        height: 8,
-        panels: [
-          { panel: outcomes, width: 8 },
-          { panel: polls, width: 8 },
-          { panel: timeToQualify, width: 8 },
-        ],
-      },
-    ],
-  };
 }

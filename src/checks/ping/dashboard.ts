@@ -59,7 +59,32 @@ function slowerThan(level: 'expected' | 'warning' | 'critical'): string {
 }
 
 function latencyRow(): CheckRow {
-  const latency = linePanel({
+  return {
+    place: 'service',
+    title: 'Ping latency',
+    lines: [
+      {
+        height: 9,
+        panels: [
+          { panel: latencyPanel(), width: 14 },
+          { panel: latencyDistributionPanel(), width: 10 },
+        ],
+      },
+      { height: 5, panels: [{ panel: latencyClassPanel(), width: 24 }] },
+      {
+        height: 8,
+        panels: [
+          { panel: phasesPanel(), width: 12 },
+          { panel: resultsPanel(), width: 12 },
+        ],
+      },
+    ],
+  };
+}
+
+/** Every ping's duration on a log scale, against the configured thresholds. */
+function latencyPanel() {
+  return linePanel({
     title: 'Ping latency and thresholds',
     description:
       'Duration of every ping (one a minute, held until the next) on a log scale, with the configured thresholds of each environment as dashed lines: green expected, orange warning, red critical. Timeouts show at their elapsed time. Compare with the event-loop lag in the last row: a busy monitor inflates what it measures.',
@@ -80,8 +105,11 @@ function latencyRow(): CheckRow {
     .overrideByRegexp(' expected threshold$', referenceLine(COLORS.good))
     .overrideByRegexp(' warning threshold$', referenceLine(COLORS.warning))
     .overrideByRegexp(' critical threshold$', referenceLine(COLORS.bad));
+}
 
-  const heatmap = heatmapPanel({
+/** How many pings fell into each latency bucket per time slot. */
+function latencyDistributionPanel() {
+  return heatmapPanel({
     title: 'Ping latency distribution',
     description:
       'How many pings fell into each latency bucket per time slot (buckets end exactly at 100 ms, 500 ms, 1 s and every configured threshold; none between 2.5 and 30 s). A band creeping upwards is a slow degradation; a second band is bimodal latency (some requests slow). Select a single environment: all selected environments are added together.',
@@ -108,8 +136,11 @@ function latencyRow(): CheckRow {
     .cellValues(new CellValuesBuilder().unit('short').decimals(0))
     .tooltip(new HeatmapTooltipBuilder().mode(TooltipDisplayMode.Single).yHistogram(true))
     .showValue(VisibilityMode.Never);
+}
 
-  const classTimeline = stateTimelinePanel({
+/** The last ping's latency class over time. */
+function latencyClassPanel() {
+  return stateTimelinePanel({
     title: 'Latency class',
     description:
       'Class of the last ping over time, against the thresholds configured for each environment: expected (green), elevated (yellow, above the expected threshold), warning (orange) and critical (red). Long orange or red stretches are what the latency alerts fire on; isolated blips are not.',
@@ -138,8 +169,11 @@ function latencyRow(): CheckRow {
         [3, COLORS.bad],
       ]),
     );
+}
 
-  const phases = linePanel({
+/** The mean time of each ping phase. */
+function phasesPanel() {
+  return linePanel({
     title: 'Ping phases (mean)',
     description:
       'Mean time of each ping phase: resolve (DNS, when a name is resolved), connect (TCP), tls (handshake), processing (request sent to first byte: the API working) and transfer (reading the body). Slow processing points at the API; slow resolve/connect/tls points at the network or at the monitor host.',
@@ -152,8 +186,11 @@ function latencyRow(): CheckRow {
       },
     ],
   });
+}
 
-  const results = countBarsPanel({
+/** Pings per time slot by result. */
+function resultsPanel() {
+  return countBarsPanel({
     title: 'Pings by result',
     description:
       'Pings per time slot by result. server_error, timeout and network_error mean the API is down or unreachable (IsaApiDown); unauthorized means our API key is rejected (IsaCredentialsRejected); rate_limited means we got 429 (IsaApiRateLimited); unexpected_status and invalid_body mean the API answered something outside its contract.',
@@ -168,26 +205,4 @@ function latencyRow(): CheckRow {
   })
     .axisLabel('pings per slot')
     .overrideByRegexp(' ok$', fixedColor(COLORS.good));
-
-  return {
-    place: 'service',
-    title: 'Ping latency',
-    lines: [
-      {
-        height: 9,
-        panels: [
-          { panel: latency, width: 14 },
-          { panel: heatmap, width: 10 },
-        ],
-      },
-      { height: 5, panels: [{ panel: classTimeline, width: 24 }] },
-      {
-        height: 8,
-        panels: [
-          { panel: phases, width: 12 },
-          { panel: results, width: 12 },
-        ],
-      },
-    ],
-  };
 }

@@ -2,8 +2,13 @@
  * The endpoints that read reference data: the health check, the tracked provider list and
  * provider coverage by census geography.
  */
-import express, { type Router } from 'express';
-import { COVERAGE_PATTERNS, coverageResponseSchema, pingResponseSchema, serviceProvidersResponseSchema } from '../schemas.js';
+import express, { type Request, type Response, type Router } from 'express';
+import {
+  COVERAGE_PATTERNS,
+  coverageResponseSchema,
+  pingResponseSchema,
+  serviceProvidersResponseSchema,
+} from '../schemas.js';
 import { coverageProviderInfo, PROVIDER_COVERAGE, serviceProviderList } from '../catalog.js';
 import type { CoverageChange, ProviderListChange } from '../faults.js';
 import { postalForStateParam, fipsForPostal } from '../geography.js';
@@ -38,80 +43,91 @@ export function referenceRoutes(now: () => number): Router {
     sendValid(res, 200, serviceProvidersResponseSchema, { providers });
   });
 
-  router.get('/coverage', (req, res) => {
-    const query = Object.fromEntries(GEO_PARAMS.map((p) => [p, queryArray(req, p)])) as Record<
-      GeoParam,
-      string[]
-    >;
-    const noGeography = GEO_PARAMS.every((p) => query[p].length === 0);
-    // A fault is used up only by a request it changes: `geography_optional` by one without
-    // geography, the others by one with.
-    const fault =
-      ctx(res).faults?.take(
-        'coverage',
-        (f) => (f.change === 'geography_optional') === noGeography,
-      ) ?? null;
-    if (noGeography && fault === null) {
-      sendError(
-        res,
-        400,
-        'At least one geographic parameter is required: states[], counties[], tracts[] or blocks[]',
-      );
-      return;
-    }
-    const errors: Record<string, string[]> = {};
-    for (const p of GEO_PARAMS) {
-      for (const v of query[p]) {
-        const valid =
-          COVERAGE_PATTERNS[p].test(v) && (p !== 'states' || postalForStateParam(v) !== null);
-        if (!valid)
-          (errors[`${p}[]`] ??= []).push(`${JSON.stringify(v)} is not a valid ${SINGULAR[p]} code`);
-      }
-    }
-    if (Object.keys(errors).length > 0) {
-      sendError(res, 400, 'Invalid geographic parameter', { errors });
-      return;
-    }
-    // Compare everything as GEOID prefixes: a state as its FIPS code.
-    const codes: Record<GeoParam, string[]> = {
-      ...query,
-      states: query.states.map((s) => {
-        const postal = postalForStateParam(s);
-        return postal ? fipsForPostal(postal) : s;
-      }),
-    };
-    const given = GEO_PARAMS.filter((p) => codes[p].length > 0);
-    // A block matches when it satisfies every given parameter (AND) through any of its values (OR).
-    const blockMatches = (block: string): boolean =>
-      given.every((p) => codes[p].includes(block.slice(0, PREFIX_LENGTH[p])));
-
-    const covering = PROVIDER_COVERAGE.flatMap(({ providerId, blocks }) => {
-      const matching = blocks.filter(blockMatches);
-      if (matching.length === 0) return [];
-      // The query values this provider's coverage satisfied, as the client sent them.
-      const matchedAreas = given.flatMap((p) =>
-        query[p].filter((_v, i) =>
-          matching.some((b) => b.slice(0, PREFIX_LENGTH[p]) === codes[p][i]),
-        ),
-      );
-      return [{ ...coverageProviderInfo(providerId), matched_areas: [...new Set(matchedAreas)] }];
-    });
-    const data = fault ? changedCoverage(fault.change, covering) : covering;
-    const summary = given.map((p) => `${p}=${query[p].join('|')}`).join(' AND ');
-    sendValid(res, 200, coverageResponseSchema, {
-      message: `${data.length} provider${data.length === 1 ? '' : 's'} cover ${summary}`,
-      request_status: 'ok',
-      data,
-      meta: {
-        responded_at: new Date(now()).toISOString(),
-        service_data_set: serviceDataSetFor(ctx(res).environment),
-        provider_count: data.length,
-        query: Object.fromEntries(given.map((p) => [p, query[p]])),
-      },
-    });
-  });
+  router.get('/coverage', (req, res) => sendCoverage(now, req, res));
 
   return router;
+}
+
+type GeoQuery = Record<GeoParam, string[]>;
+
+/** GET /coverage: 400 without geography (unless a fault allows it) or with an invalid code. */
+function sendCoverage(now: () => number, req: Request, res: Response): void {
+  const query = Object.fromEntries(GEO_PARAMS.map((p) => [p, queryArray(req, p)])) as GeoQuery;
+  const noGeography = GEO_PARAMS.every((p) => query[p].length === 0);
+  // A fault is used up only by a request it changes: `geography_optional` by one without
+  // geography, the others by one with.
+  const fault =
+    ctx(res).faults?.take('coverage', (f) => (f.change === 'geography_optional') === noGeography) ??
+    null;
+  if (noGeography && fault === null) {
+    sendError(
+      res,
+      400,
+      'At least one geographic parameter is required: states[], counties[], tracts[] or blocks[]',
+    );
+    return;
+  }
+  const errors = geographyErrors(query);
+  if (Object.keys(errors).length > 0) {
+    sendError(res, 400, 'Invalid geographic parameter', { errors });
+    return;
+  }
+  const given = GEO_PARAMS.filter((p) => query[p].length > 0);
+  const covering = coveringProviders(query, given);
+  const data = fault ? changedCoverage(fault.change, covering) : covering;
+  const summary = given.map((p) => `${p}=${query[p].join('|')}`).join(' AND ');
+  sendValid(res, 200, coverageResponseSchema, {
+    message: `${data.length} provider${data.length === 1 ? '' : 's'} cover ${summary}`,
+    request_status: 'ok',
+    data,
+    meta: {
+      responded_at: new Date(now()).toISOString(),
+      service_data_set: serviceDataSetFor(ctx(res).environment),
+      provider_count: data.length,
+      query: Object.fromEntries(given.map((p) => [p, query[p]])),
+    },
+  });
+}
+
+/** Each invalid geographic code, under the parameter that carried it. */
+function geographyErrors(query: GeoQuery): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const p of GEO_PARAMS) {
+    for (const v of query[p]) {
+      const valid =
+        COVERAGE_PATTERNS[p].test(v) && (p !== 'states' || postalForStateParam(v) !== null);
+      if (!valid)
+        (errors[`${p}[]`] ??= []).push(`${JSON.stringify(v)} is not a valid ${SINGULAR[p]} code`);
+    }
+  }
+  return errors;
+}
+
+/** The providers covering a block the query selects, each with the query values it matched. */
+function coveringProviders(query: GeoQuery, given: GeoParam[]) {
+  // Compare everything as GEOID prefixes: a state as its FIPS code.
+  const codes: GeoQuery = {
+    ...query,
+    states: query.states.map((s) => {
+      const postal = postalForStateParam(s);
+      return postal ? fipsForPostal(postal) : s;
+    }),
+  };
+  // A block matches when it satisfies every given parameter (AND) through any of its values (OR).
+  const blockMatches = (block: string): boolean =>
+    given.every((p) => codes[p].includes(block.slice(0, PREFIX_LENGTH[p])));
+
+  return PROVIDER_COVERAGE.flatMap(({ providerId, blocks }) => {
+    const matching = blocks.filter(blockMatches);
+    if (matching.length === 0) return [];
+    // The query values this provider's coverage satisfied, as the client sent them.
+    const matchedAreas = given.flatMap((p) =>
+      query[p].filter((_v, i) =>
+        matching.some((b) => b.slice(0, PREFIX_LENGTH[p]) === codes[p][i]),
+      ),
+    );
+    return [{ ...coverageProviderInfo(providerId), matched_areas: [...new Set(matchedAreas)] }];
+  });
 }
 
 type ProviderRecord = ReturnType<typeof serviceProviderList>[number];

@@ -1,0 +1,104 @@
+/**
+ * Contract drift on the measurement thread (docs/drift.md): every API response of every
+ * environment goes to one `DriftBook`, kept beside the session ledger, and the drift document
+ * (`drift/report.ts`) goes to the main thread as a `contract_drift` event when it changes, looked
+ * at every 5 s too (differences between environments come and become lasting without any
+ * difference of an operation changing). A book that cannot
+ * be read is set aside and learning starts again; one that cannot be written is logged: neither
+ * stops the engine.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { ApiResponse } from '../kernel/api.js';
+import type { CheckLogger } from '../kernel/check.js';
+import type { ResponseSpecOf } from '../api/response-schemas.js';
+import { DRIFT_SYNC_MS, DriftBook } from '../drift/book.js';
+import type { DriftReport } from '../drift/report.js';
+import { driftStorePath } from '../drift/store.js';
+import { withLock } from '../sessions/lock.js';
+import type { MeasurementEvent } from './messages.js';
+
+/**
+ * How often the document is made again to see whether it changed without a difference opening or
+ * closing (the comparison across environments, a difference becoming lasting): the book's own
+ * sync period.
+ */
+export const DRIFT_REPORT_MS = DRIFT_SYNC_MS;
+
+export interface DriftWatch {
+  /** Learns from or compares one response of `environment`. */
+  observe(environment: string, response: ApiResponse): void;
+  /** The configured environments, in order: the document covers these alone. */
+  setEnvironments(environments: readonly string[]): void;
+  /** Writes what was learned and stops. */
+  close(): Promise<void>;
+}
+
+export interface DriftWatchOptions {
+  stateFile: string;
+  environments: readonly string[];
+  emit: (event: MeasurementEvent) => void;
+  log: CheckLogger;
+  /** The spec's view of each operation's answers, from the checks of this build. */
+  specOf: ResponseSpecOf;
+}
+
+/** Opens the book beside `stateFile` and reports its document from now on. */
+export async function openDriftWatch(options: DriftWatchOptions): Promise<DriftWatch> {
+  const path = driftStorePath(options.stateFile);
+  let environments = [...options.environments];
+  let sent: Omit<DriftReport, 'generated_at'> | null = null;
+  let queued = false;
+  const send = (always: boolean): void => {
+    queued = false;
+    const full = book.report(environments);
+    const { generated_at: _, ...report } = full;
+    if (!always && isDeepStrictEqual(report, sent)) return;
+    sent = report;
+    options.emit({ type: 'contract_drift', report: full });
+    // The file follows: `isa-monitor drift` prints the same document as /api/status.
+    if (!always) void book.sync(true);
+  };
+  // Several responses of one turn (a lifecycle's steps) make one document.
+  const changed = (): void => {
+    if (queued) return;
+    queued = true;
+    setImmediate(() => send(false));
+  };
+  let failing = false;
+  const opened = await DriftBook.open({
+    path,
+    specOf: options.specOf,
+    onChange: changed,
+    onAccept: (environment, operation, accepted) =>
+      options.log.info(
+        { environment, operation, acceptedAt: accepted.at, acceptedBy: accepted.by },
+        'contract baseline accepted',
+      ),
+    withLock: (fn) => withLock(`${path}.lock`, fn),
+    onWriteError: (err) => {
+      if (!failing) options.log.warn({ err, file: path }, 'contract baselines not written');
+      failing = true;
+    },
+  });
+  const book = opened.book;
+  if (opened.recovered !== null) {
+    options.log.warn(
+      { file: path, detail: opened.recovered },
+      'contract baselines unreadable; set aside, learning starts again',
+    );
+  }
+  send(true);
+  const timer = setInterval(() => send(false), DRIFT_REPORT_MS);
+  timer.unref();
+  return {
+    observe: (environment, response) => book.observe(environment, response),
+    setEnvironments(next) {
+      environments = [...next];
+      changed();
+    },
+    async close() {
+      clearInterval(timer);
+      await book.close();
+    },
+  };
+}
