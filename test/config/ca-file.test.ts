@@ -6,6 +6,7 @@ import { loadConfig, parseConfigText } from '../../src/config/index.js';
 import { generateCertificates } from '../../src/simulator/certificates.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 import { environment, problems } from './helpers.js';
+import { defaultKeyUsers, keyVariableUnset } from '../support/key-users.js';
 
 const ENV = { ISA_PRODUCTION_API_KEY: 'prod-key' };
 
@@ -96,7 +97,10 @@ describe('environments[].ca_file', () => {
     ).toEqual(
       expect.arrayContaining([
         `environments[0].ca_file: cannot read ${missing}: no such file or directory`,
-        'environments[0].api_key_env: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled checks ping, providers and coverage send API requests',
+        `environments[0].api_key_env: ${keyVariableUnset(
+          'ISA_PRODUCTION_API_KEY',
+          defaultKeyUsers('https://api.example.invalid', ['lifecycle']),
+        )}`,
         expect.stringMatching(/^environments\[0\]\.request_budget_per_second: /),
       ]),
     );

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatProblems, parseConfigText } from '../../src/config/index.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
+import { defaultKeyUsers, keyVariableUnset } from '../support/key-users.js';
 
 const ENV = { ISA_PRODUCTION_API_KEY: 'prod-key-1', ISA_SANDBOX_API_KEY: 'sandbox-key-2' };
 const DURATION = 'must be a duration such as "1500ms", "60s", "5m" or "1h"';
@@ -113,7 +114,10 @@ const ROWS: Row[] = [
     yaml: production(ADDRESSES),
     env: {},
     problems: [
-      'environments[0].api_key_env: environment variable ISA_PRODUCTION_API_KEY is not set; the enabled checks ping, lifecycle, providers and coverage send API requests',
+      `environments[0].api_key_env: ${keyVariableUnset(
+        'ISA_PRODUCTION_API_KEY',
+        defaultKeyUsers('https://api.example.invalid'),
+      )}`,
     ],
   },
   {

@@ -3,7 +3,9 @@
  * label names of each of its samples (values stripped), as served on /metrics, and the name and
  * type of each process and Node.js family the daemon keeps of prom-client's defaults (their
  * samples depend on the runtime's state, so only the family is pinned). Any rename, label change
- * or new metric shows up as a diff here and must be a deliberate change of the golden file:
+ * or new metric shows up as a diff here and must be a deliberate change of the golden file. The
+ * families a check defines are pinned in its folder (`src/checks/<name>/metrics.golden.txt`), the
+ * rest here, so a check removed with its folder takes its part of the set with it:
  *
  *   UPDATE_GOLDEN=1 npx vitest run test/golden
  */
@@ -62,6 +64,34 @@ function metricSignatures(exposition: string): string {
     .concat('\n');
 }
 
+/** The golden file of the families the check called `name` defines. */
+function checkGolden(name: string): string {
+  return fileURLToPath(new URL(`../../src/checks/${name}/metrics.golden.txt`, import.meta.url));
+}
+
+/**
+ * The signatures split by owner: each check's families (by its metric definitions' names) to its
+ * folder's golden file, every other family to test/golden/metrics.txt, each part in order.
+ */
+function goldenParts(signatures: string): Map<string, string> {
+  const owner = new Map(
+    (CHECK_LIST as readonly AnyCheck[]).flatMap((check) =>
+      Object.values(check.metrics).map((definition) => [definition.name, check.name] as const),
+    ),
+  );
+  const parts = new Map<string, string[]>([[GOLDEN, []]]);
+  let file = GOLDEN;
+  for (const line of signatures.trimEnd().split('\n')) {
+    const family = /^# TYPE (\S+) /.exec(line)?.[1];
+    if (family !== undefined) {
+      const check = owner.get(family);
+      file = check === undefined ? GOLDEN : checkGolden(check);
+    }
+    parts.set(file, [...(parts.get(file) ?? []), line]);
+  }
+  return new Map([...parts].map(([path, lines]) => [path, `${lines.join('\n')}\n`]));
+}
+
 let served: Served;
 beforeAll(async () => {
   // The daemon's full set: prom-client's process and Node.js families too.
@@ -104,15 +134,17 @@ beforeAll(async () => {
 afterAll(() => served.close());
 
 describe('golden metric set', () => {
-  it('matches test/golden/metrics.txt (isa_ names, types and label names; runtime families)', async () => {
+  it("matches test/golden/metrics.txt and each check's metrics.golden.txt (isa_ names, types and label names; runtime families)", async () => {
     const actual = metricSignatures(await (await fetch(`${served.url}/metrics`)).text());
-    if (process.env.UPDATE_GOLDEN === '1') {
-      writeFileSync(GOLDEN, actual);
-      return;
+    for (const [file, text] of goldenParts(actual)) {
+      if (process.env.UPDATE_GOLDEN === '1') {
+        writeFileSync(file, text);
+        continue;
+      }
+      expect(existsSync(file), `${file} missing: run with UPDATE_GOLDEN=1`).toBe(true);
+      // A plain string comparison, so the failure shows a line diff.
+      expect(text, file).toBe(readFileSync(file, 'utf8'));
     }
-    expect(existsSync(GOLDEN), 'golden file missing: run with UPDATE_GOLDEN=1').toBe(true);
-    // A plain string comparison, so the failure shows a line diff.
-    expect(actual).toBe(readFileSync(GOLDEN, 'utf8'));
   });
 
   it("records every registered check's fixtures", () => {

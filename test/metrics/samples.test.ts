@@ -11,6 +11,7 @@ import type { Daemon } from '../../src/daemon.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually } from '../support/cli.js';
 import { startDaemonFromYaml } from '../support/daemon.js';
+import { CHECK_NAMES } from '../../src/checks/index.js';
 
 const KEY = 'samples-key-0123456789abcdef';
 /**
@@ -38,11 +39,10 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 /** An environment section that enables only ping (the other checks are on by default). */
+const OTHER_CHECKS = CHECK_NAMES.filter((name) => name !== 'ping');
 const PING_ONLY = [
   'ping: { interval: 1s, timeout: 500ms }',
-  'lifecycle: { enabled: false }',
-  'providers: { enabled: false }',
-  'coverage: { enabled: false }',
+  ...OTHER_CHECKS.map((name) => `${name}: { enabled: false }`),
 ].join('\n');
 
 /**
@@ -99,10 +99,10 @@ describe('series of enabled checks only', () => {
       expect(samples.length).toBeGreaterThan(0);
       expect(samples.length).toBeLessThanOrEqual(PING_ONLY_LIMIT);
       // Nothing of the disabled check, not even its share of the universal metrics.
-      expect(samples.filter((s) => /^isa_(lifecycle|qualify|providers|coverage)_/.test(s))).toEqual(
-        [],
-      );
-      expect(samples.filter((s) => /check="(lifecycle|providers|coverage)"/.test(s))).toEqual([]);
+      const others = OTHER_CHECKS.join('|');
+      const theirs = new RegExp(`^isa_(${others}|qualify)_`);
+      expect(samples.filter((s) => theirs.test(s))).toEqual([]);
+      expect(samples.filter((s) => new RegExp(`check="(${others})"`).test(s))).toEqual([]);
       expect(samples.filter((s) => /operation="(?!ping")/.test(s))).toEqual([]);
       // No contract checks: a ping's body is judged by its own result (invalid_body).
       expect(samples.filter((s) => s.startsWith('isa_contract_checks_total'))).toEqual([]);
