@@ -49,7 +49,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CHECK_NAMES } from '../src/checks/index.js';
+import { CHECK_LIST, CHECK_NAMES } from '../src/checks/index.js';
+
+/** The checks a configuration that leaves them alone runs at a plain-HTTP target, in order. */
+const DEFAULT_CHECKS: readonly string[] = CHECK_LIST.filter(
+  (check) => check.config.defaults.enabled === true,
+).map((check) => check.name);
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BLACKBOX = '/usr/bin/prometheus-blackbox-exporter';
@@ -776,7 +781,7 @@ async function defaultSchedule(): Promise<void> {
     return [
       d.build,
       String(runs.length),
-      `${count('ping')}, ${count('lifecycle')}, ${count('providers')}, ${count('coverage')}`,
+      DEFAULT_CHECKS.map(count).join(', '),
       fmt(total),
       fmt(split.main),
       fmt(split.worker),
@@ -790,7 +795,7 @@ async function defaultSchedule(): Promise<void> {
     [
       'build',
       'check runs',
-      'ping, lifecycle, providers, coverage',
+      DEFAULT_CHECKS.join(', '),
       'CPU, ms',
       'main',
       'worker',
@@ -825,11 +830,10 @@ function sumValues(m: Map<number, number>): number {
 
 /**
  * Resolves once the log shows a finished run of every default check in each environment named.
- * A check's first run compiles its code; providers and coverage first run up to 15 minutes in.
+ * A check's first run compiles its code; a check every 15 minutes first runs up to 15 minutes in.
  */
 async function firstRuns(logs: string[], environments: string[]): Promise<void> {
-  const checks = ['ping', 'lifecycle', 'providers', 'coverage'];
-  const wanted = environments.flatMap((e) => checks.map((c) => `${e}/${c}`));
+  const wanted = environments.flatMap((e) => DEFAULT_CHECKS.map((c) => `${e}/${c}`));
   const seen = new Set<string>();
   let read = 0;
   for (;;) {

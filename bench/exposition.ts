@@ -47,12 +47,10 @@ for (const check of checks) {
 if (values.confirm !== 'on' && values.confirm !== 'off') throw new Error('--confirm on|off');
 const confirm = values.confirm === 'on';
 
-/** One environment's section: the daemon's defaults, only `checks` enabled. */
+/** One environment's section: the daemon's defaults (`{}` where not listed), only `checks` enabled. */
 const SECTIONS: Record<string, object> = {
   ping: { interval: '60s', confirm: { enabled: confirm } },
   lifecycle: { addresses: [{ street1: '123 Main St', zip: '80202' }] },
-  providers: {},
-  coverage: {},
   analytics: { enabled: true },
 };
 const names = Array.from({ length: n }, (_, i) => `env-${i}`);
@@ -65,7 +63,7 @@ const loaded = validateConfigDocument(
       ...Object.fromEntries(
         CHECK_NAMES.map((check) => [
           check,
-          checks.includes(check) ? SECTIONS[check] : { enabled: false },
+          checks.includes(check) ? (SECTIONS[check] ?? {}) : { enabled: false },
         ]),
       ),
     })),

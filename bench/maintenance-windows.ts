@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CHECK_LIST } from '../src/checks/index.js';
 import { parseConfigText } from '../src/config/index.js';
+import { checksOffLines } from '../test/support/checks-off.js';
 import { startDaemonFromYaml } from '../test/support/daemon.js';
 
 const HOUR_MS = 3_600_000;
@@ -68,9 +69,7 @@ function configYaml(baseUrl: string, windows: string[]): string {
     `    base_url: ${baseUrl}`,
     '    api_key_env: BENCH_API_KEY',
     '    ping: { interval: 1s, timeout: 500ms }',
-    '    lifecycle: { enabled: false }',
-    '    providers: { enabled: false }',
-    '    coverage: { enabled: false }',
+    ...checksOffLines(['ping']),
     ...(windows.length > 0 ? ['    maintenance:', ...windows] : []),
   ].join('\n');
 }

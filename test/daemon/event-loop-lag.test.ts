@@ -11,6 +11,7 @@ import type { Daemon } from '../../src/daemon.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually } from '../support/cli.js';
 import { startDaemonFromYaml } from '../support/daemon.js';
+import { checksOffLines } from '../support/checks-off.js';
 
 const KEY = 'lag-key-0123456789abcdef';
 let sim: RunningSimulator;
@@ -35,8 +36,7 @@ beforeAll(async () => {
       '      timeout: 4s',
       '      poll_timeout: 3s',
       "      addresses: [{ street1: '1 Instant Way', zip: '80202', expect: available }]",
-      '    providers: { enabled: false }',
-      '    coverage: { enabled: false }',
+      ...checksOffLines(['ping', 'lifecycle']),
     ].join('\n'),
     { LAG_KEY: KEY },
     dir,

@@ -12,6 +12,7 @@ import type { Daemon } from '../../src/daemon.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually } from '../support/cli.js';
 import { startDaemonFromYaml } from '../support/daemon.js';
+import { checksOffLines } from '../support/checks-off.js';
 
 const KEY = 'location-key-0123456789abcdef';
 let sim: RunningSimulator;
@@ -43,9 +44,7 @@ async function daemonWith(top: string[]): Promise<Daemon> {
     `    base_url: ${sim.url}`,
     '    api_key_env: LOCATION_KEY',
     '    ping: { interval: 1s, timeout: 500ms }',
-    '    lifecycle: { enabled: false }',
-    '    providers: { enabled: false }',
-    '    coverage: { enabled: false }',
+    ...checksOffLines(['ping']),
   ].join('\n');
   return startDaemonFromYaml(yaml, { LOCATION_KEY: KEY }, dir);
 }

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually, metricSum, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
+import { checksOff } from '../support/checks-off.js';
 
 const SANDBOX_KEY = 'reload-sandbox-key-5e4d3c2b1a';
 const PRODUCTION_KEY = 'reload-production-key-9f8e7d6c';
@@ -50,8 +51,7 @@ function environment(name: 'sandbox' | 'production', opts: EnvironmentOptions = 
           addresses: [{ street1: opts.street1 ?? '2 Pending Ave', zip: '80202', expect: 'any' }],
         }
       : { enabled: false },
-    providers: { enabled: false },
-    coverage: { enabled: false },
+    ...checksOff(['ping', 'lifecycle']),
     ...(opts.maintenance ? { maintenance: opts.maintenance } : {}),
   };
 }

@@ -13,6 +13,7 @@ import { CHECK_LIST } from '../../src/checks/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually, metricSum } from '../support/cli.js';
 import { startDaemonFromYaml } from '../support/daemon.js';
+import { checksOffLines } from '../support/checks-off.js';
 
 const KEY = 'reload-inline-key-1a2b3c4d5e';
 let sim: RunningSimulator;
@@ -33,9 +34,7 @@ function yaml(warning: string): string {
     '    api_key_env: RELOAD_KEY',
     `    thresholds: { expected: 50ms, warning: ${warning}, critical: 1s }`,
     '    ping: { interval: 1s, timeout: 900ms }',
-    '    lifecycle: { enabled: false }',
-    '    providers: { enabled: false }',
-    '    coverage: { enabled: false }',
+    ...checksOffLines(['ping']),
   ].join('\n');
 }
 

@@ -14,6 +14,7 @@ import type { UptimeDocument } from '../../src/server/uptime.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually } from '../support/cli.js';
 import { startDaemonFromYaml } from '../support/daemon.js';
+import { checksOffLines } from '../support/checks-off.js';
 
 const KEY = 'uptime-inline-key-9f8e7d6c5b';
 let sim: RunningSimulator;
@@ -34,9 +35,7 @@ function yaml(environments: string[]): string {
       `    base_url: ${sim.url}/env/${name}`,
       '    api_key_env: UPTIME_KEY',
       '    ping: { interval: 1s, timeout: 900ms }',
-      '    lifecycle: { enabled: false }',
-      '    providers: { enabled: false }',
-      '    coverage: { enabled: false }',
+      ...checksOffLines(['ping']),
     ]),
   ].join('\n');
 }

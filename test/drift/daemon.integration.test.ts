@@ -21,6 +21,7 @@ import {
 import { writeDaemonConfig } from '../support/daemon-config.js';
 import { API_KEY } from '../support/harness.js';
 import { useTestSimulator } from '../support/simulator-hooks.js';
+import { checksOffLines } from '../support/checks-off.js';
 
 const sim = useTestSimulator();
 const running: DaemonProcess[] = [];
@@ -40,10 +41,7 @@ function environment(name: string): string {
     request_budget_per_second: 20
     ping: { interval: 1s, timeout: 500ms }
     providers: { interval: 1s, timeout: 900ms }
-    lifecycle: { enabled: false }
-    analytics: { enabled: false }
-    coverage: { enabled: false }
-    tls: { enabled: false }`;
+${checksOffLines(['ping', 'providers']).join('\n')}`;
 }
 
 async function config(): Promise<{ path: string; stateFile: string }> {

@@ -18,6 +18,7 @@ import {
   type Notification,
 } from './stack.js';
 import { join } from 'node:path';
+import { checksOff } from '../support/checks-off.js';
 
 /**
  * Real seconds per test second: one real minute passes in 6 s. Confirmation pings every 10 s are
@@ -118,9 +119,7 @@ export async function startLocation(
               successes: 3,
             },
           },
-          lifecycle: { enabled: false },
-          providers: { enabled: false },
-          coverage: { enabled: false },
+          ...checksOff(['ping']),
         },
       ],
     }),

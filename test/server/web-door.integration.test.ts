@@ -17,6 +17,7 @@ import { stringify } from 'yaml';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { eventually, runCli, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 import { issue, makeCa, type IssuedFiles } from '../support/openssl-ca.js';
+import { checksOff } from '../support/checks-off.js';
 
 const API_KEY = 'web-door-key-0a9b8c7d6e';
 const USER = 'prometheus';
@@ -36,9 +37,7 @@ function writeConfig(environments: unknown[] | 'invalid'): void {
     base_url: `${sim.url}/env/sandbox`,
     api_key_env: 'ISA_SANDBOX_API_KEY',
     ping: { interval: '1s', timeout: '900ms' },
-    lifecycle: { enabled: false },
-    providers: { enabled: false },
-    coverage: { enabled: false },
+    ...checksOff(['ping']),
   };
   writeFileSync(
     configPath,
