@@ -24,7 +24,7 @@ describe('the sweep after a run', () => {
     const { runtime, ledger } = await testRuntime(
       testEnvironment(sim.url, {
         lifecycle: { requestTimeoutMs: 2_000 },
-        providers: { timeoutMs: 60_000, requestTimeoutMs: 60_000 },
+        ping: { timeoutMs: 60_000, requestTimeoutMs: 60_000 },
       }),
     );
     const closes: number[] = [];

@@ -1,15 +1,17 @@
 /**
  * A week of the healthy simulator, on a compressed clock, at the default schedule of the checks
  * (docs/configuration.md): a ping a minute, a lifecycle run every 5 minutes (create, a poll every
- * 2 s until qualified, get, close, the closed session's 410), the provider list and coverage (with
- * its refused request without geography) every 15 minutes, and the analytics sync and lookups a
- * minute. Every answer goes to the drift model, in two environments. Free text, identifiers,
+ * 2 s until qualified, get, close, the closed session's 410), the analytics sync and lookups a
+ * minute, and the checks whose runs are stateless reads (ping, the provider list, coverage with
+ * its refused request without geography) as their fixtures give them (`driftReads`). Every answer goes to the drift model, in two environments. Free text, identifiers,
  * timestamps, counts and the answers the spec allows are not drift: no difference may open.
  */
 import { afterAll, expect, it } from 'vitest';
 import type { DriftBook, DriftCounts } from '../../src/drift/book.js';
 import { readDriftState } from '../../src/drift/store.js';
+import { RESPONSE_SCHEMAS } from '../../src/checks/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { DRIFT_READS } from '../support/check-fixtures.js';
 import { testClock, type TestClock } from '../simulator/helpers.js';
 import {
   driftClient,
@@ -122,17 +124,18 @@ async function analytics(w: Watched): Promise<void> {
   }
 }
 
-async function referenceReads(w: Watched): Promise<void> {
-  await w.client.send('service_providers', 'GET', '/service_providers');
-  await w.client.send('coverage', 'GET', '/coverage?states%5B%5D=CO');
-  await w.client.send('coverage_no_geography', 'GET', '/coverage');
+/** The checks whose runs are stateless reads, each at its default interval. */
+async function reads(w: Watched, minute: number): Promise<void> {
+  for (const { everyMinutes, reads } of DRIFT_READS) {
+    if (minute % everyMinutes !== 0) continue;
+    for (const read of reads) await w.client.send(read.operation, 'GET', read.path);
+  }
 }
 
 /** The minute `minute` of the week in one environment, at the checks' default intervals. */
 async function minuteOf(w: Watched, minute: number, clock: TestClock): Promise<void> {
-  await w.client.send('ping', 'GET', '/ping');
+  await reads(w, minute);
   await analytics(w);
-  if (minute % 15 === 0) await referenceReads(w);
   if (minute % 5 === 0) await lifecycle(w, clock);
 }
 
@@ -186,11 +189,12 @@ it(
           'get_analytics_session',
           'get_session',
           'close_session',
-          'coverage',
           'list_analytics_sessions',
-          'ping',
           'poll_services',
-          'service_providers',
+          // The reads answered with a body of their own; a refusal is an error envelope.
+          ...DRIFT_READS.flatMap((check) => check.reads.map((read) => read.operation)).filter(
+            (operation) => RESPONSE_SCHEMAS[operation] !== undefined,
+          ),
         ].map((operation) => `${environment} ${operation}`),
       ).sort(),
     );

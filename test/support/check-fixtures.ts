@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AnyCheck } from '../../src/kernel/check.js';
-import type { CheckFixtures } from '../../src/checks/shared/fixtures.js';
+import type { CheckFixtures, DriftRead } from '../../src/checks/shared/fixtures.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
 
 export const CHECK_FIXTURES: ReadonlyArray<{ check: string; fixtures: CheckFixtures }> =
@@ -35,3 +35,23 @@ export function fileSections(
     }),
   );
 }
+
+/**
+ * The stateless reads of each registered check that has them (`driftReads`), with the check's
+ * default interval in whole minutes: the drift tests and benchmark replay what the checks send.
+ */
+export const DRIFT_READS: ReadonlyArray<{
+  check: string;
+  everyMinutes: number;
+  reads: readonly DriftRead[];
+}> = CHECK_FIXTURES.flatMap(({ check, fixtures }) =>
+  fixtures.driftReads === undefined
+    ? []
+    : [
+        {
+          check,
+          everyMinutes: Math.max(1, Math.round(fixtures.config.defaults.intervalMs / 60_000)),
+          reads: fixtures.driftReads,
+        },
+      ],
+);

@@ -61,4 +61,8 @@ export const fixtures: CheckFixtures = {
     },
     endToEnd: (scaled) => ({ interval: `${scaled(900_000)}ms`, timeout: '10s', min_providers: 1 }),
   },
+  driftReads: [
+    { operation: 'coverage', path: '/coverage?states%5B%5D=CO' },
+    { operation: 'coverage_no_geography', path: '/coverage' },
+  ],
 };

@@ -115,4 +115,5 @@ export const fixtures: CheckFixtures = {
     // The contract's minute, compressed; the timeout above the 1.1 s latency the test injects.
     endToEnd: (scaled) => ({ interval: `${scaled(60_000)}ms`, timeout: '1500ms' }),
   },
+  driftReads: [{ operation: 'ping', path: '/ping' }],
 };

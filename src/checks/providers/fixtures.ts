@@ -32,4 +32,5 @@ export const fixtures: CheckFixtures = {
     },
     endToEnd: (scaled) => ({ interval: `${scaled(900_000)}ms`, timeout: '10s' }),
   },
+  driftReads: [{ operation: 'service_providers', path: '/service_providers' }],
 };

@@ -24,6 +24,19 @@ export interface FixtureOptions {
 export interface CheckFixtures {
   sampleResults(environment: string): CheckResult[];
   config: ConfigFixtures;
+  /**
+   * A check whose run is stateless reads: the requests of one run, each with its operation, as
+   * the check sends them. The drift tests and benchmark (test/drift/healthy-week.test.ts,
+   * bench/drift.ts) replay them at the check's default interval; the checks whose runs carry
+   * state (lifecycle, analytics) are played there in full.
+   */
+  driftReads?: readonly DriftRead[];
+}
+
+/** One request of a run: its `operation` label and its path with the query, from the base URL. */
+export interface DriftRead {
+  operation: string;
+  path: string;
 }
 
 /** A section in the file's spelling (`environments[].<check name>`). */
