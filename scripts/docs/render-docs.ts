@@ -287,6 +287,20 @@ export function errorExample(repoRoot: string, checks: readonly AnyCheck[] = CHE
   return ['```text', formatProblems(result.problems), '```'].join('\n');
 }
 
+/**
+ * docs/metrics.md, "contract checks": the `check` values of `isa_contract_checks_total`, each with
+ * the checks that count it (`Check.contractChecks`), in registry order.
+ */
+export function contractChecksTable(checks: readonly AnyCheck[] = CHECK_LIST): string {
+  const code = (text: string) => `\`${text}\``;
+  const owners = new Map<string, string[]>();
+  for (const check of checks)
+    for (const name of check.contractChecks)
+      owners.set(name, [...(owners.get(name) ?? []), check.name]);
+  const rows = [...owners].map(([name, counted]) => [code(name), counted.map(code).join(', ')]);
+  return markdownTable(['contract check', 'counted by'], rows);
+}
+
 /** The generated blocks of each page. */
 function blocksOf(
   repoRoot: string,
@@ -296,6 +310,7 @@ function blocksOf(
     'docs/metrics.md': {
       metrics: () => metricsTable(),
       operations: () => operationsTable(),
+      'contract checks': () => contractChecksTable(),
       'check metrics': () => checkMetrics(repoRoot),
     },
     'docs/configuration.md': {
