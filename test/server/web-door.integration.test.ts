@@ -111,6 +111,12 @@ beforeAll(async () => {
     { ISA_SANDBOX_API_KEY: API_KEY },
   );
   url = await daemon.url;
+  // Ready once the measurement thread started, which from the sources (tsx) takes a while.
+  await eventually(
+    async () => ((await call('/readyz', { auth: right })).status === 200 ? true : undefined),
+    30_000,
+    'the daemon ready',
+  );
 }, 60_000);
 
 afterAll(async () => {
