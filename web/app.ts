@@ -3,11 +3,12 @@
  * since the last sequence number), merges it and renders one section per environment; and
  * `/api/uptime` (90 days per environment) once a minute, as its figures change no faster. Polling
  * stops while the tab is hidden. Everything is rendered from the document, whose `checks` list is
- * the daemon's registry: the page names no check.
+ * the daemon's registry: the page names no check. `/api/drift` (contract drift) is read at load
+ * and every 30 s.
  */
 import './style.css';
 import { renderEnvironment, type EnvironmentView } from './render.js';
-import type { CheckHistory, HistoryDocument, UptimeDocument } from './types.js';
+import type { CheckHistory, DriftReport, HistoryDocument, UptimeDocument } from './types.js';
 
 /** Refresh period: 5 s, or `?refresh=N` seconds (1–60). */
 const REFRESH_MS = (() => {
@@ -25,6 +26,10 @@ let inFlight: AbortController | null = null;
 const UPTIME_REFRESH_MS = 60_000;
 let uptime: UptimeDocument | null = null;
 let uptimeFetchedAt = -Infinity;
+/** Contract drift: an alert waits 15 minutes on it, so the page reads it every 30 s at most. */
+const DRIFT_REFRESH_MS = 30_000;
+let drift: DriftReport | null = null;
+let driftFetchedAt = -Infinity;
 
 async function fetchHistory(after: number | null): Promise<HistoryDocument> {
   inFlight = new AbortController();
@@ -82,10 +87,22 @@ async function refreshUptime(): Promise<void> {
   }
 }
 
+/** Fetches `/api/drift` every 30 s; a failure keeps the last document and waits too. */
+async function refreshDrift(): Promise<void> {
+  if (performance.now() - driftFetchedAt < DRIFT_REFRESH_MS) return;
+  driftFetchedAt = performance.now();
+  try {
+    const res = await fetch('api/drift', { headers: { Accept: 'application/json' } });
+    if (res.ok) drift = (await res.json()) as DriftReport | null;
+  } catch {
+    // As above.
+  }
+}
+
 async function refresh(): Promise<void> {
   clearTimeout(timer);
   try {
-    await refreshUptime();
+    await Promise.all([refreshUptime(), refreshDrift()]);
     const inc = await fetchHistory(doc === null ? null : doc.seq);
     // A restarted daemon counts from 0 again: start over rather than merge.
     if (doc === null || inc.seq < doc.seq) doc = doc === null ? inc : await fetchHistory(null);
@@ -120,6 +137,7 @@ function render(current: HistoryDocument): void {
     view.update(current, now);
     const record = uptime?.environments.find((e) => e.environment === name);
     if (record !== undefined) view.uptime(record, uptime?.check ?? null);
+    if (drift !== null) view.contract(drift, now);
   }
   document.body.dataset['ready'] = String(current.seq);
 }

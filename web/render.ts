@@ -6,10 +6,12 @@
 import { LatencyChart } from './chart.js';
 import { el, replaceKeepingFocus, visible } from './dom.js';
 import { ago, clock, every, median, ms, span, words } from './format.js';
+import { contractCard } from './contract.js';
 import { uptimeCard } from './uptime.js';
 import type {
   CheckHistory,
   CheckInfo,
+  DriftReport,
   EnvironmentHistory,
   HistoryDocument,
   Run,
@@ -22,6 +24,8 @@ export interface EnvironmentView {
   update(doc: HistoryDocument, now: number): void;
   /** The environment's 90-day record (`/api/uptime`). */
   uptime(env: UptimeEnvironment, check: string | null): void;
+  /** Contract drift (`/api/drift`). */
+  contract(report: DriftReport, now: number): void;
 }
 
 const MAX_FAILURES = 8;
@@ -68,6 +72,7 @@ export function renderEnvironment(name: string): EnvironmentView {
     hidden: true,
   });
   const grid = el('div', { class: 'grid' });
+  const contract = contractCard(name);
   const record = uptimeCard(name);
   // Hidden until `/api/uptime` answers: an empty card would only shift the layout.
   record.root.hidden = true;
@@ -78,6 +83,7 @@ export function renderEnvironment(name: string): EnvironmentView {
     maintenance,
     record.root,
     grid,
+    contract.root,
   );
   const selected = new Map<string, number>();
   let panels: Array<(doc: HistoryDocument, env: EnvironmentHistory, now: number) => void> | null =
@@ -154,6 +160,9 @@ export function renderEnvironment(name: string): EnvironmentView {
     uptime(env, check) {
       record.root.hidden = false;
       record.update(env, check);
+    },
+    contract(report, now) {
+      contract.update(report, now);
     },
   };
 }

@@ -22,3 +22,11 @@ export type { UptimeDocument };
 export type UptimeEnvironment = UptimeDocument['environments'][number];
 export type UptimeDay = UptimeEnvironment['days'][number];
 export type UptimeIncident = UptimeEnvironment['incidents'][number];
+
+import type { DriftReport } from '../src/drift/report.js';
+
+export type { DriftReport };
+export type DriftEnvironment = DriftReport['environments'][string];
+export type DriftOperation = DriftEnvironment['operations'][string];
+export type DriftDifference = DriftOperation['differences'][number];
+export type AcrossDifference = DriftReport['across'][number];

@@ -72,6 +72,10 @@ const ENDPOINTS = [
     path: '/api/uptime',
     what: 'JSON: 90 days of availability, uptime and incidents per environment (?environment=&days=)',
   },
+  {
+    path: '/api/drift',
+    what: 'JSON: contract drift, the document of isa-monitor drift --json (null before the first)',
+  },
   { path: '/badge/:environment.svg', what: 'SVG badge: the environment is up, down, ...' },
   {
     path: '/badge/:environment/uptime.svg',
@@ -117,6 +121,12 @@ export function createServerApp(opts: ServerAppOptions): Express {
     '/api/uptime',
     (raw) => uptimeQuery(raw, uptime),
     (q) => uptimeDocument(uptime, q),
+  );
+  jsonEndpoint(
+    app,
+    '/api/drift',
+    () => ({}),
+    () => status.contractDriftDocument(),
   );
   badgeRoutes(app, uptime);
 

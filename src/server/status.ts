@@ -207,6 +207,11 @@ export class StatusHistory {
     };
   }
 
+  /** The newest drift document (`/api/drift`), null before the engine sent one. */
+  contractDriftDocument(): DriftReport | null {
+    return this.contractDrift;
+  }
+
   /** The measurement engine's newest drift document. */
   setContractDrift(report: DriftReport): void {
     this.contractDrift = report;

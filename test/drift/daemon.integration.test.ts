@@ -10,7 +10,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DriftReport } from '../../src/drift/report.js';
-import { driftStorePath } from '../../src/drift/store.js';
 import {
   eventually,
   metricSum,
@@ -22,6 +21,7 @@ import { writeDaemonConfig } from '../support/daemon-config.js';
 import { API_KEY } from '../support/harness.js';
 import { useTestSimulator } from '../support/simulator-hooks.js';
 import { checksOffLines } from '../support/checks-off.js';
+import { settleBaselines } from '../support/drift-baselines.js';
 
 const sim = useTestSimulator();
 const running: DaemonProcess[] = [];
@@ -65,18 +65,6 @@ async function stop(daemon: DaemonProcess): Promise<void> {
   running.splice(running.indexOf(daemon), 1);
   daemon.child.kill('SIGTERM');
   expect((await daemon.exit).code).toBe(0);
-}
-
-/** What the learning hour would do: every baseline settled, as written by the daemon. */
-async function settleBaselines(stateFile: string): Promise<void> {
-  const path = driftStorePath(stateFile);
-  const file = JSON.parse(await readFile(path, 'utf8')) as {
-    environments: Record<string, Record<string, { learningSince: string | null }>>;
-  };
-  for (const operations of Object.values(file.environments)) {
-    for (const drift of Object.values(operations)) drift.learningSince = null;
-  }
-  await writeFile(path, JSON.stringify(file));
 }
 
 async function statusDrift(url: string): Promise<DriftReport | null> {

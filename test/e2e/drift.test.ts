@@ -5,14 +5,14 @@
  * the daemon's own, in real time: the test lets a first daemon learn the baselines, settles them
  * in the file as that hour would, and watches a second daemon on the stack's compressed clock.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { driftStorePath } from '../../src/drift/store.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { checksOff } from '../support/checks-off.js';
+import { settleBaselines } from '../support/drift-baselines.js';
 import { eventually, runCli, startDaemonProcess, type DaemonProcess } from '../support/cli.js';
 import {
   notificationsMatching,
@@ -69,23 +69,6 @@ async function stopDaemon(daemon: DaemonProcess): Promise<void> {
   expect((await daemon.exit).code).toBe(0);
 }
 
-type Learned = Record<string, Record<string, { learningSince: string | null }>>;
-
-/** What the learning hour does: every baseline the daemon wrote is settled. */
-async function settleBaselines(): Promise<number> {
-  const path = driftStorePath(stateFile);
-  const file = JSON.parse(await readFile(path, 'utf8')) as { environments: Learned };
-  let settled = 0;
-  for (const operations of Object.values(file.environments)) {
-    for (const drift of Object.values(operations)) {
-      drift.learningSince = null;
-      settled += 1;
-    }
-  }
-  await writeFile(path, JSON.stringify(file));
-  return settled;
-}
-
 /** The operations whose answers the daemon's drift document has, by environment. */
 async function learning(url: string): Promise<Record<string, string[]>> {
   const status = (await (await fetch(`${url}/api/status`)).json()) as {
@@ -130,7 +113,7 @@ beforeAll(async () => {
   );
   await new Promise((resolve) => setTimeout(resolve, 5_000));
   await stopDaemon(first.daemon);
-  expect(await settleBaselines()).toBeGreaterThanOrEqual(4);
+  expect(await settleBaselines(stateFile)).toBeGreaterThanOrEqual(4);
 }, 90_000);
 
 afterAll(async () => {

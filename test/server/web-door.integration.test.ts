@@ -132,7 +132,15 @@ const wrong = `${USER}:${WRONG_PASSWORD}`;
 describe('the daemon behind TLS and basic auth', () => {
   it('serves HTTPS and asks every endpoint for the password', async () => {
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    const paths = ['/metrics', '/healthz', '/readyz', '/api/status', '/api/history', '/api/uptime'];
+    const paths = [
+      '/metrics',
+      '/healthz',
+      '/readyz',
+      '/api/status',
+      '/api/history',
+      '/api/uptime',
+      '/api/drift',
+    ];
     for (const path of [...paths, '/', '/badge/sandbox.svg', '/badge/sandbox/uptime.svg']) {
       // bcrypt costs ~0.1 s a wrong try: the wrong ones on two endpoints, none on every one.
       const tries = ['/metrics', '/healthz'].includes(path) ? [wrong, `nobody:${PASSWORD}`] : [];

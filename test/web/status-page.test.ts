@@ -516,7 +516,7 @@ describe('the status page', () => {
       `status page weight: first load ${firstBytes} bytes in ${first.length} requests ` +
         `(${first.map((s) => `${new URL(s.url).pathname} ${s.bytes}`).join(', ')}); ` +
         `per refresh ${Math.round(perRefresh)} bytes (2 environments, 1 s pings); ` +
-        `/api/uptime once a minute`,
+        `/api/uptime once a minute, /api/drift every 30 s`,
     );
     expect(first.length).toBeGreaterThanOrEqual(4);
     expect(firstBytes).toBeLessThan(250_000);
