@@ -16,7 +16,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { responseSpecOf } from '../src/checks/index.js';
+import { PROVIDER_LISTS, responseSpecOf } from '../src/checks/index.js';
 import { DriftBook, ERROR_ENVELOPE, type DriftResponse } from '../src/drift/book.js';
 import { readDriftState } from '../src/drift/store.js';
 import { LEARNING } from '../src/drift/tracker.js';
@@ -134,6 +134,7 @@ async function openBook(path: string, clock: { t: number }): Promise<DriftBook> 
   const { book } = await DriftBook.open({
     path,
     specOf: responseSpecOf,
+    listsProviders: (operation) => PROVIDER_LISTS.has(operation),
     // A new operation is reported with its zero counts at its first answer; anything else is a
     // difference, which healthy answers must not open.
     onChange: (environment, operation, counts) => {

@@ -9,7 +9,12 @@
  */
 import { analyticsCheck } from './analytics/index.js';
 import { responseSpecs } from '../api/response-schemas.js';
-import { responseSchemasOf, summaryKeysOf, type AnyCheck } from '../kernel/check.js';
+import {
+  providerListOperations,
+  responseSchemasOf,
+  summaryKeysOf,
+  type AnyCheck,
+} from '../kernel/check.js';
 import {
   metricCatalog,
   type CONTROL_METRICS,
@@ -70,6 +75,9 @@ export const METRICS = metricCatalog(CHECK_LIST).definitions as typeof UNIVERSAL
 
 /** The schema of each operation's successful answer, from the checks that call it. */
 export const RESPONSE_SCHEMAS = responseSchemasOf(CHECK_LIST);
+
+/** The operations whose answer is the provider list, from the checks that call them. */
+export const PROVIDER_LISTS = providerListOperations(CHECK_LIST);
 
 /** The spec's view of an operation's answers (or `error`), from the registered checks. */
 export const responseSpecOf = responseSpecs(RESPONSE_SCHEMAS);

@@ -42,6 +42,11 @@ export interface DriftBookOptions {
   path: string;
   /** The spec's view of a key's responses: an operation, or `error`. */
   specOf: (key: string) => SpecView | undefined;
+  /**
+   * Whether an operation's answer is the provider list, compared across environments (the
+   * checks' `listsProviders`); none is without it.
+   */
+  listsProviders?: (operation: string) => boolean;
   /** Called when the open differences of an operation change. */
   onChange: (environment: string, operation: string, counts: DriftCounts) => void;
   /** Runs a write of the file under the inter-process lock. */
@@ -117,7 +122,9 @@ export class DriftBook {
     });
     this.#dirty = true;
     const facts = (this.#extras.facts[environment] ??= {});
-    const newFacts = response.statusCode < 300 && takeFacts(facts, response.body, this.#now(), key);
+    const listsProviders = this.options.listsProviders?.(key) ?? false;
+    const newFacts =
+      response.statusCode < 300 && takeFacts(facts, response.body, this.#now(), listsProviders);
     // A new operation is reported too: its series and its baseline exist from its first answer.
     if (changed || newFacts || !known) {
       this.options.onChange(environment, key, countBySeverity(drift));

@@ -19,21 +19,19 @@ export interface EnvironmentFacts {
   listed?: { list: ProviderFact[]; seenAt: string };
 }
 
-/** The operation whose answer is the provider list (`GET /service_providers`). */
-export const PROVIDER_LIST_OPERATION = 'service_providers';
-
 /** Bounds of what is kept, whatever the partner sends. */
 export const FACT_LIMITS = { listed: 1000, length: 64 } as const;
 
 /**
  * Takes the facts a response body carries into `facts`, in place; true when one changed (a new
- * data set, another provider list), so the caller writes them.
+ * data set, another provider list), so the caller writes them. `listsProviders`: the body is the
+ * answer of an operation that lists the providers (`OperationSpec.listsProviders`).
  */
 export function takeFacts(
   facts: EnvironmentFacts,
   body: unknown,
   now: Date,
-  operation?: string,
+  listsProviders = false,
 ): boolean {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const record = body as Record<string, unknown>;
@@ -45,8 +43,7 @@ export function takeFacts(
     facts.dataSet = { value: dataSet, seenAt };
   }
   // The provider list's answer holds one list, of `{ id, name }` records.
-  const list =
-    operation === PROVIDER_LIST_OPERATION ? Object.values(record).find(Array.isArray) : undefined;
+  const list = listsProviders ? Object.values(record).find(Array.isArray) : undefined;
   const listed = list === undefined ? null : listedOf(list);
   if (listed !== null) {
     changed ||= JSON.stringify(facts.listed?.list) !== JSON.stringify(listed);

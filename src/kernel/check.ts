@@ -314,6 +314,11 @@ export interface OperationSpec {
   codes: readonly string[];
   /** The schema of its successful answer, when the spec gives one. */
   response?: z.ZodType;
+  /**
+   * Its answer is the list of the providers the API tracks, which contract drift compares across
+   * environments: added, removed, renamed (docs/drift.md, "Sandbox against production").
+   */
+  listsProviders?: true;
 }
 
 export interface Check<
@@ -439,6 +444,17 @@ export function responseSchemasOf(
     checks.flatMap((check) =>
       Object.entries(check.operations).flatMap(([operation, spec]) =>
         spec.response === undefined ? [] : [[operation, spec.response] as const],
+      ),
+    ),
+  );
+}
+
+/** The operations whose answer is the provider list (`OperationSpec.listsProviders`). */
+export function providerListOperations(checks: readonly AnyCheck[]): ReadonlySet<string> {
+  return new Set(
+    checks.flatMap((check) =>
+      Object.entries(check.operations).flatMap(([operation, spec]) =>
+        spec.listsProviders ? [operation] : [],
       ),
     ),
   );

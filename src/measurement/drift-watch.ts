@@ -40,6 +40,8 @@ export interface DriftWatchOptions {
   log: CheckLogger;
   /** The spec's view of each operation's answers, from the checks of this build. */
   specOf: ResponseSpecOf;
+  /** The operations whose answer is the provider list, from the checks of this build. */
+  providerLists: ReadonlySet<string>;
 }
 
 /** Opens the book beside `stateFile` and reports its document from now on. */
@@ -68,6 +70,7 @@ export async function openDriftWatch(options: DriftWatchOptions): Promise<DriftW
   const opened = await DriftBook.open({
     path,
     specOf: options.specOf,
+    listsProviders: (operation) => options.providerLists.has(operation),
     onChange: changed,
     onAccept: (environment, operation, accepted) =>
       options.log.info(

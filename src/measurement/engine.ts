@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   createsSessions,
+  providerListOperations,
   responseSchemasOf,
   type AnyCheck,
   type CheckLogger,
@@ -71,6 +72,7 @@ export async function startEngine(
     emit,
     log,
     specOf: responseSpecs(responseSchemasOf(checks)),
+    providerLists: providerListOperations(checks),
   });
   const lag = startLagSampler({ report: (samplesMs) => emit({ type: 'lag', samplesMs }) });
   // Lag samples while an API call is in flight, none between calls (measurement/lag.ts).

@@ -17,12 +17,8 @@ function seen(body: unknown, times = 6): OperationDrift {
 
 function facts(body: unknown): EnvironmentFacts {
   const known: EnvironmentFacts = {};
-  takeFacts(
-    known,
-    body,
-    NOW,
-    'providers' in (body as object) ? 'service_providers' : 'create_session',
-  );
+  // The provider list's answer is the one that lists providers (`listsProviders`).
+  takeFacts(known, body, NOW, 'providers' in (body as object));
   return known;
 }
 

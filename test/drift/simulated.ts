@@ -7,7 +7,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { responseSpecOf } from '../../src/checks/index.js';
+import { PROVIDER_LISTS, responseSpecOf } from '../../src/checks/index.js';
 import { DriftBook, type DriftCounts } from '../../src/drift/book.js';
 import type { Operation } from '../../src/kernel/vocabulary.js';
 import { withLock } from '../../src/sessions/lock.js';
@@ -38,6 +38,7 @@ export async function scratchBook(
   const { book } = await DriftBook.open({
     path,
     specOf: responseSpecOf,
+    listsProviders: (operation) => PROVIDER_LISTS.has(operation),
     onChange,
     withLock: (fn) => withLock(`${path}.lock`, fn),
     // A sync started by an observation is not awaited: its failure would be unhandled if thrown.

@@ -211,6 +211,24 @@ describe('the contract card', () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
+  it("shows a provider only the sandbox lists, as the daemon compares the checks' provider lists", async () => {
+    sim.faults.add({
+      environment: 'sandbox',
+      endpoint: 'service_providers',
+      fault: { kind: 'provider_list', change: 'added' },
+    });
+    const only = await eventually(
+      async () => (await drift())?.across.find((d) => d.kind === 'provider_only_in'),
+      30_000,
+      'a provider listed in the sandbox alone',
+    );
+    expect(only.has['production']).toBe('absent');
+    await page.reload();
+    await card('sandbox').locator(`[data-subject="${only.subject}"]`).waitFor();
+    const report = await drift();
+    expect(await shown('sandbox')).toEqual(expected(report!, 'sandbox'));
+  }, 60_000);
+
   it('fits 390 px without horizontal scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await card('sandbox').locator('[data-testid="contract-difference"]').first().waitFor();

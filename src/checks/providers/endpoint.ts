@@ -23,5 +23,6 @@ export const PROVIDERS_OPERATIONS = {
   service_providers: {
     codes: ['200', '401', '415', '429', '500', 'none'],
     response: serviceProvidersResponseSchema,
+    listsProviders: true,
   },
 } as const satisfies Record<string, OperationSpec>;
