@@ -168,8 +168,15 @@ export class DriftBook {
         await this.#takeAccepts();
         const due = this.#now().getTime() - this.#lastWrite >= DRIFT_WRITE_MS;
         if (!this.#dirty || (!force && !due)) return;
-        await writeDriftState(this.options.path, this.#state, this.#extras);
+        // Cleared as the state is taken: an answer observed while the file is written marks the
+        // book again, instead of being lost to a flag cleared after the write.
         this.#dirty = false;
+        try {
+          await writeDriftState(this.options.path, this.#state, this.#extras);
+        } catch (err) {
+          this.#dirty = true;
+          throw err;
+        }
         this.#lastWrite = this.#now().getTime();
         this.#fileMtimeMs = await mtimeOf(this.options.path);
       });

@@ -70,10 +70,12 @@ export async function writeDriftState(
   extras: DriftExtras = emptyExtras(),
 ): Promise<void> {
   const file: DriftFile = { version: 1, environments: state, ...extras };
+  // The state as it is at the call: what changes while the file is written is the next write's.
+  const text = `${JSON.stringify(file, infinityToNull)}\n`;
   const temporary = `${path}.${process.pid}.tmp`;
   await mkdir(dirname(path), { recursive: true });
   try {
-    await writeFile(temporary, `${JSON.stringify(file, infinityToNull)}\n`, { mode: 0o600 });
+    await writeFile(temporary, text, { mode: 0o600 });
     await rename(temporary, path);
   } catch (err) {
     await unlink(temporary).catch(() => undefined);
