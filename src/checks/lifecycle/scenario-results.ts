@@ -44,6 +44,15 @@ const LIFECYCLE_FACTS: Readonly<
 
 const LIFECYCLE_SECONDS = 20;
 
+/**
+ * The answer that ended a refused run: its creation answered 401 or 429, which the credential
+ * and rate-limit rules count over `isa_http_responses_total` (alerts/src/monitor.rules.yaml).
+ */
+const REFUSED_CREATE: Partial<Record<LifecycleResult, CheckResult['responses']>> = {
+  unauthorized: [{ operation: 'create_session', code: '401' }],
+  rate_limited: [{ operation: 'create_session', code: '429' }],
+};
+
 export const scenarioResults: ScenarioResults = {
   sample: { lifecycle: '3*(success 4*-) 3*(create_failed 4*-) 3*(success 4*-) 5*-' },
   // Runs are synthetic in a scenario, in every environment; the check only needs a valid section.
@@ -95,7 +104,7 @@ function lifecycleResult(
     durationMs: LIFECYCLE_SECONDS * 1000,
     steps: [],
     facts,
-    responses: [],
+    responses: REFUSED_CREATE[result] ?? [],
     contractChecks:
       found.closedGone === null ? [] : [{ check: 'closed_session_gone', result: found.closedGone }],
   };
