@@ -7,7 +7,7 @@
  * point kept being reached long after start-up, and the compilations cost more CPU than the code
  * they sped up: at 60 s pings, 2-6 ms of V8's background threads per ping. Four times the
  * threshold keeps those compilations to code that is hot (a 1000-environment schedule, `/metrics`
- * renders); measured side by side in bench/README.md ("CPU per run").
+ * renders); measured side by side in bench/LOG.md ("CPU per run").
  */
 import { setFlagsFromString } from 'node:v8';
 

@@ -337,7 +337,7 @@ export class ApiClient implements ApiTransport {
           // None of undici's per-phase timers: the call's deadline above (and its grace) ends
           // every exchange, and those timers, on undici's shared clock that ticks half a second
           // after one is set, cleared or not, only woke the measuring thread once more after
-          // each call (bench/README.md, "No half-second tick after a call"). The connect
+          // each call (bench/LOG.md, "No half-second tick after a call"). The connect
           // timeout is the measuring connector's (timing.ts).
           headersTimeout: 0,
           bodyTimeout: 0,

@@ -13,7 +13,7 @@
  * "Received" and "read" are when the bytes reached the thread: the socket read that delivered
  * them (`readAt`), not the moment undici had parsed them. Parsing a response (llhttp, undici's
  * bookkeeping, the handler) takes this thread 0.1-0.15 ms on the benchmark machine, of which the
- * API spent none (bench/README.md, "Timed to the read, not to the parse"). A thread stalled
+ * API spent none (bench/LOG.md, "Timed to the read, not to the parse"). A thread stalled
  * before the read still counts: the stamp is taken when the event loop delivers the bytes.
  *
  * undici does not time connections itself, so connection phases come from a measuring connector:
@@ -30,7 +30,7 @@
  * (`connectionOpenedAt`): where blackbox_exporter's phases start too (Go's `DNSStart`, else
  * `ConnectStart`). Before it, Node builds the socket object and defers the `connect` system call
  * to a later tick, behind whatever else the thread runs then: about 0.45 ms of the thread's own
- * work on the benchmark machine, which no API made slower (bench/README.md, "Where a new
+ * work on the benchmark machine, which no API made slower (bench/LOG.md, "Where a new
  * connection's time goes"). One on a kept-alive connection starts as its request is written.
  */
 import { lookup as dnsLookup } from 'node:dns';
@@ -47,7 +47,7 @@ export type { PhaseTimings } from '../kernel/api.js';
 /**
  * undici's three classes the monitor uses, from their own modules: undici's index also loads fetch,
  * WebSocket, EventSource, caches and mocks, about 3 MiB of heap and 8 MiB of RSS in the
- * measurement thread for nothing (bench/README.md, "Memory"). undici declares no `exports` map,
+ * measurement thread for nothing (bench/LOG.md, "Memory"). undici declares no `exports` map,
  * so these paths are public files of the pinned version (typed in `vendor-modules.d.ts`);
  * `test/api/timing.test.ts` checks they are undici's own `Agent` and `buildConnector`.
  */
@@ -113,7 +113,7 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
  * plain timer cleared when the socket connects. undici's runs on its shared coarse clock, which
  * ticks half a second after one of its timers is set, even when it was cleared meanwhile: a ping
  * every 60 s woke the measuring thread once more half a second after each connection
- * (bench/README.md, "No half-second tick after a call"). The error is undici's own
+ * (bench/LOG.md, "No half-second tick after a call"). The error is undici's own
  * `ConnectTimeoutError`.
  */
 export function createMeasuringConnector(
@@ -252,7 +252,7 @@ export function createMeasuringAgent(options: MeasuringAgentOptions = {}): Agent
  * `Agent`: undici's `Agent` destroys an origin's pool when its last connection closes, so whenever
  * a connection did not outlive the gap between runs (always, with a new connection per ping; for
  * checks minutes apart, whenever the server closed the idle one) it built a new `Pool` and
- * `Client`, and the errors of their destruction, for the next run (bench/README.md, "CPU per
+ * `Client`, and the errors of their destruction, for the next run (bench/LOG.md, "CPU per
  * run"). A pool outlives its connections; the client has one origin.
  */
 export function createMeasuringPool(origin: string, options: MeasuringAgentOptions = {}): Pool {

@@ -25,7 +25,7 @@ export interface ResponseValidation<T> {
  * How response bodies are parsed: without zod's generated code. On the first parse of each object
  * schema zod otherwise compiles a parser for it with `new Function`, source text and code the
  * measurement worker then keeps; for bodies of a few fields, a minute apart, zod's ordinary path
- * costs no measurable CPU and the worker half a megabyte less (bench/README.md, "Memory").
+ * costs no measurable CPU and the worker half a megabyte less (bench/LOG.md, "Memory").
  */
 export const RESPONSE_PARSE = { jitless: true } as const;
 

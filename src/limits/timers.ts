@@ -52,7 +52,7 @@ export interface WaitClocks {
  * turns (`setImmediate`), which keep polling I/O so that answer is read on time. Otherwise the
  * thread sleeps (`Atomics.wait`): through all but the last millisecond the clock can still be in,
  * then in slices of `SLEEP_SLICE_MS`. The turns spun the CPU for that whole stretch, a few tenths
- * of a millisecond per run on average (bench/README.md, "Where a steady run's CPU goes").
+ * of a millisecond per run on average (bench/LOG.md, "Where a steady run's CPU goes").
  */
 export async function waitUntil(atMs: number, clocks: WaitClocks = {}): Promise<void> {
   const { now = Date.now, monotonic = () => performance.now(), reading = () => true } = clocks;
@@ -82,7 +82,7 @@ export interface Deadline {
  * Not `AbortSignal.timeout` and `AbortSignal.any`: their timer cannot be cleared, so it fires
  * after the work is long done and builds its DOMException, stack trace and all, for nobody. A
  * check run had two of them (its deadline and its cleanups'), about a fifth of a millisecond of
- * the measurement thread's CPU per run (bench/README.md, "CPU per run").
+ * the measurement thread's CPU per run (bench/LOG.md, "CPU per run").
  */
 export function deadline(ms: number, outer?: AbortSignal): Deadline {
   const controller = new AbortController();
@@ -102,7 +102,7 @@ export function deadline(ms: number, outer?: AbortSignal): Deadline {
   // Not unref'd, unlike `AbortSignal.timeout`'s: Node keeps the timer list of a cleared unref'd
   // timer (expecting another of that duration soon), so the thread would still wake when the
   // released deadline would have passed; at 60 s pings that was two wake-ups a run, 11 and 15 s
-  // after it, some milliseconds of CPU each (bench/README.md, "Wake-ups for released
+  // after it, some milliseconds of CPU each (bench/LOG.md, "Wake-ups for released
   // deadlines"). Every deadline is released when its work ends, so none holds a process open.
   if (outer?.aborted) onOuterAbort();
   else outer?.addEventListener('abort', onOuterAbort, { once: true });

@@ -8,9 +8,9 @@
  * (`watchCallsInFlight`, api/client.ts): the moments a request is timed. A spell that begins
  * arms the first timer, so every spell gets at least one sample, within 50 ms of its start (a
  * call shorter than that is sampled just after it). Samples at rest described moments nobody
- * measured, and their wake-ups were a third of the idle daemon's CPU (bench/README.md, "Idle");
+ * measured, and their wake-ups were a third of the idle daemon's CPU (bench/LOG.md, "Idle");
  * samples through a lifecycle run's budget waits, between its calls, were some 60 wake-ups a run
- * for the same nothing (bench/README.md, "Lag samples only around calls").
+ * for the same nothing (bench/LOG.md, "Lag samples only around calls").
  *
  * The samples go to the main thread in batches: one when a busy spell ends (with its last
  * sample), and during a long spell (a call with a long deadline) at most one every

@@ -12,7 +12,7 @@ import { runInNewContext } from 'node:vm';
 
 /**
  * Room a run needs in the young generation: a ping allocates some tens of KiB, a lifecycle run
- * more, and results, logs and timers between runs add to it (bench/README.md, "Drift").
+ * more, and results, logs and timers between runs add to it (bench/LOG.md, "Drift").
  */
 export const RUN_HEADROOM_BYTES = 512 * 1024;
 

@@ -67,7 +67,7 @@ export const RUN_SETTLE_MS = 1_000;
 /**
  * How long before its instant a scheduled run wakes: enough for `prepare` (a young-generation
  * collection, about 1 ms) and the run's set-up, so that neither delays the first request
- * (bench/README.md, "Drift").
+ * (bench/LOG.md, "Drift").
  */
 export const FIRE_LEAD_MS = 10;
 

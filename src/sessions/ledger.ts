@@ -223,7 +223,7 @@ export class SessionLedger {
   /**
    * Settles a create in one write: records the tokens its answer carried and forgets its intent.
    * One write, not one per token and one for the intent: a lifecycle run writes the ledger three
-   * times instead of four, and a write is some ten file operations (bench/README.md, "CPU per
+   * times instead of four, and a write is some ten file operations (bench/LOG.md, "CPU per
    * run"). The file never lists the intent without the tokens or the reverse halfway.
    */
   async settleIntent(
