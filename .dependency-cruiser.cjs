@@ -25,6 +25,7 @@ const LAYERS = [
       'dashboard-kit/',
       'version\\.ts$',
       'v8-tiering\\.ts$',
+      'v8-memory\\.ts$',
     ],
   },
   { name: 'limits', paths: ['limits/'] },

@@ -29,6 +29,23 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80 }] },
   },
   {
+    // On Node 24 an ES import of node:http loads Node's own undici, 13 MiB of RSS
+    // (src/server/node-http.ts); the daemon loads it with require, there. The simulator runs in
+    // demo mode and `simulate` alone.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts', 'src/simulator/**', 'src/server/node-http.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        ...['node:http', 'http'].map((name) => ({
+          name,
+          message: 'import { http } from server/node-http.ts (docs/architecture.md, "The build")',
+          allowTypeImports: true,
+        })),
+      ],
+    },
+  },
+  {
     // The CLI entry, scripts, benchmarks and tests talk to a terminal on purpose.
     files: ['src/cli.ts', 'src/cli/**', 'scripts/**', 'bench/**', 'test/**'],
     rules: { 'no-console': 'off' },

@@ -86,6 +86,11 @@ const { values } = parseArgs({
     // The Node.js binary this build's daemon runs on (the baseline's stays on this one's), so two
     // runtimes are measured side by side: `--node .../node-24/bin/node --baseline DIR`.
     node: { type: 'string' },
+    // The baseline daemon's runtime (default: the one running this script), to compare two builds
+    // on one runtime: `--node N24 --baseline DIR --baseline-node N24`.
+    'baseline-node': { type: 'string' },
+    // Writes the mode's headline figures as JSON to this file too (bench/footprint.ts reads it).
+    summary: { type: 'string' },
     // scale: confirmation pings (on by default at 60 s pings); `off` shows what they add.
     confirm: { type: 'string', default: 'on' },
     // scale: `name` reaches the target as `localhost`, so each environment has the `resolve`
@@ -97,23 +102,29 @@ const { values } = parseArgs({
 const CLI = values.cli ?? join(ROOT, 'dist', 'cli.js');
 /** The runtime of this build's daemon; the baseline's is the one running this script. */
 const NODE = values.node ?? process.execPath;
+/** The runtime of the `--baseline` build's daemon. */
+const BASELINE_NODE = values['baseline-node'] ?? process.execPath;
 const mode = values.mode ?? 'compare';
 const defaultSeconds: Record<string, number> = {
   compare: 120,
   idle: 120,
+  ping: 600,
   default: 900,
   scale: 180,
   drift: 600,
   slip: 300,
 };
 if (!(mode in defaultSeconds)) {
-  fail(`--mode must be compare, idle, default, scale, drift or slip (got ${mode})`);
+  fail(`--mode must be compare, idle, ping, default, scale, drift or slip (got ${mode})`);
 }
 const BASELINE_CLI = values.baseline === undefined ? undefined : join(values.baseline, 'cli.js');
 if (BASELINE_CLI !== undefined && !existsSync(BASELINE_CLI)) fail(`${BASELINE_CLI} is missing`);
 const seconds = Number(values.seconds ?? defaultSeconds[mode]);
 if (!(seconds > 0)) fail('--seconds must be a positive number');
 if (!existsSync(CLI)) fail('dist/cli.js is missing: run `npm run build` first');
+
+/** The mode's headline figures, written to `--summary FILE` at the end. */
+const summary: Record<string, unknown> = {};
 
 const children: ChildProcess[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'isa-bench-'));
@@ -498,7 +509,7 @@ async function compare(): Promise<void> {
   // core the target is not using, as from another machine, and all of them alike. Left to the
   // kernel, whether a daemon's measurement thread shared the target's core was decided at its
   // start and shifted its overheads by most of a millisecond, one way for one run and the other
-  // way for the next (bench/README.md, "Compare: probes spaced apart, probers pinned").
+  // way for the next (bench/LOG.md, "Compare: probes spaced apart, probers pinned").
   const targetChild = children.at(-1)!;
   const pinned = pin(targetChild.pid!, 0);
   const { daemon, phases } = await startSpacedDaemon(
@@ -653,18 +664,19 @@ async function compare(): Promise<void> {
 
 async function idle(): Promise<void> {
   const target = await startTarget();
-  // A ping every 24 h: due at most once a day, so (almost certainly) never during the window.
+  // Two environments, as the image's example runs, each pinged every 24 h: due at most once a day,
+  // so (almost certainly) never during the window.
   const daemons = await startBuilds((build) =>
-    daemonConfig([
-      environmentConfig(
-        build === 'baseline' ? 'baseline' : 'idle',
-        `${target}/isa`,
-        { interval: '24h', timeout: '10s' },
-        {
-          enabled: false,
-        },
+    daemonConfig(
+      ['sandbox', 'production'].map((name) =>
+        environmentConfig(
+          build === 'baseline' ? `baseline-${name}` : name,
+          `${target}/isa`,
+          { interval: '24h', timeout: '10s' },
+          { enabled: false },
+        ),
       ),
-    ]),
+    ),
   );
   const blackbox = await startBlackbox();
   await sleep(IDLE_WARMUP_MS);
@@ -675,7 +687,7 @@ async function idle(): Promise<void> {
   const mem = await Promise.all(pids.map((pid) => watchMemory(pid, window)));
   const cpu1 = pids.map(cpuMs);
   const probes = (await targetRecords(target)).length;
-  line(`idle: ${seconds} s with no probe due (${probes} requests reached the target)`);
+  line(`idle: ${seconds} s, 2 environments, no probe due (${probes} requests reached the target)`);
   const names = [...daemons.map((d) => `isa-monitor (${d.build})`), 'blackbox_exporter'];
   table(
     ['', ...names],
@@ -685,6 +697,122 @@ async function idle(): Promise<void> {
       ['RSS peak, MiB', ...mem.map((m) => fmt(m.peak))],
     ],
   );
+  summary['idle'] = names.map((name, i) => ({
+    name,
+    cpuMsPerSecond: (cpu1[i]! - cpu0[i]!) / seconds,
+    rssSteadyMiB: mem[i]!.steady,
+    rssPeakMiB: mem[i]!.peak,
+  }));
+}
+
+/**
+ * The ping at its default schedule and nothing else: two environments pinged every 60 s (every
+ * other check off), blackbox_exporter asked to probe the same target at the same rate (two probes
+ * a minute, between the daemons' pings). CPU per scheduled ping is all of a process's threads over
+ * the window, rest included, divided by the requests it sent; blackbox_exporter's per probe
+ * includes answering the probe request, as a daemon's would include a scrape (none here).
+ */
+async function pingSchedule(): Promise<void> {
+  const target = await startTarget();
+  const others = Object.fromEntries(
+    CHECK_NAMES.filter((name) => name !== 'ping').map((name) => [name, { enabled: false }]),
+  );
+  const pathOf = (build: string, name: string) => `${build === 'baseline' ? 'b-' : ''}${name}`;
+  const daemons = await startBuilds((build) =>
+    daemonConfig(
+      ['sandbox', 'production'].map((name) => ({
+        ...environmentConfig(
+          pathOf(build, name),
+          `${target}/isa/${pathOf(build, name)}`,
+          { interval: '60s', timeout: '10s' },
+          { enabled: false },
+        ),
+        ...others,
+      })),
+    ),
+  );
+  const blackbox = await startBlackbox();
+  const probeUrl = blackboxProbeUrl(blackbox, `${target}/isa/blackbox/ping`);
+  const probing = driveProbes(probeUrl, 30_000);
+  // A first ping compiles what every later one runs (undici's parser among it): the window starts
+  // once each environment has pinged, as the default mode's does, and after the memory reducer.
+  await sleep(IDLE_WARMUP_MS);
+  await Promise.all(
+    daemons.map((d) =>
+      firstRuns(
+        d.daemon.logs,
+        ['sandbox', 'production'].map((name) => pathOf(d.build, name)),
+        ['ping'],
+      ),
+    ),
+  );
+  await sleep(5_000);
+  await targetRecords(target, true);
+  const pids = [...daemons.map((d) => d.daemon.child.pid!), blackbox.child.pid!];
+  const cpu0 = pids.map((pid) => sumValues(threadCpuMs(pid)));
+  const probes0 = probing.probes();
+  const window = sleep(seconds * 1000);
+  const mem = await Promise.all(pids.map((pid) => watchMemory(pid, window)));
+  const cpu1 = pids.map((pid) => sumValues(threadCpuMs(pid)));
+  const probes = probing.probes() - probes0;
+  await probing.stop();
+  const records = await targetRecords(target);
+  const sent = daemons.map(
+    (d) =>
+      records.filter(
+        (r) =>
+          r.path.startsWith(`/isa/${pathOf(d.build, '')}`) &&
+          !r.path.startsWith('/isa/blackbox') &&
+          (d.build === 'baseline') === r.path.startsWith('/isa/b-'),
+      ).length,
+  );
+  const perPing = [...sent, probes].map((n, i) => (cpu1[i]! - cpu0[i]!) / Math.max(1, n));
+  const bb = perPing[perPing.length - 1]!;
+  line(
+    `ping: ${seconds} s, 2 environments pinged every 60 s, nothing else; blackbox_exporter probing the same target twice a minute`,
+  );
+  const names = [...daemons.map((d) => `isa-monitor (${d.build})`), 'blackbox_exporter'];
+  table(
+    ['', ...names],
+    [
+      ['requests', ...[...sent, probes].map(String)],
+      ['CPU, ms', ...pids.map((_, i) => fmt(cpu1[i]! - cpu0[i]!))],
+      ['CPU per ping, ms', ...perPing.map(fmt)],
+      ['÷ blackbox_exporter', ...perPing.map((p) => ratio(p, bb))],
+      ['RSS steady, MiB', ...mem.map((m) => fmt(m.steady))],
+      ['RSS peak, MiB', ...mem.map((m) => fmt(m.peak))],
+    ],
+  );
+  summary['ping'] = names.map((name, i) => ({
+    name,
+    requests: [...sent, probes][i],
+    cpuMsPerPing: perPing[i],
+    ratioToBlackbox: perPing[i]! / bb,
+    rssSteadyMiB: mem[i]!.steady,
+    rssPeakMiB: mem[i]!.peak,
+  }));
+}
+
+/** Asks blackbox_exporter to probe once every `everyMs` until stopped. */
+function driveProbes(url: string, everyMs: number): { probes(): number; stop(): Promise<void> } {
+  let probing = true;
+  let probes = 0;
+  const done = (async () => {
+    while (probing) {
+      const text = await (await fetch(url)).text();
+      if (metricValue(text, 'probe_success') === 1) probes++;
+      for (const until = performance.now() + everyMs; probing && performance.now() < until;) {
+        await sleep(Math.min(1000, until - performance.now()));
+      }
+    }
+  })();
+  return {
+    probes: () => probes,
+    stop: async () => {
+      probing = false;
+      await done;
+    },
+  };
 }
 
 async function defaultSchedule(): Promise<void> {
@@ -822,6 +950,15 @@ async function defaultSchedule(): Promise<void> {
       daemons.map((d, i) => `${d.build} ${(perRun[i]! / bbPerProbe).toFixed(1)}×`).join(', ') +
       ' (a lifecycle run is several requests, a probe one)',
   );
+  summary['default'] = {
+    builds: daemons.map((d, i) => ({
+      name: `isa-monitor (${d.build})`,
+      cpuMsPerRun: perRun[i],
+      rssSteadyMiB: mem[i]!.steady,
+      rssPeakMiB: mem[i]!.peak,
+    })),
+    blackboxCpuMsPerProbe: bbPerProbe,
+  };
 }
 
 function sumValues(m: Map<number, number>): number {
@@ -832,8 +969,12 @@ function sumValues(m: Map<number, number>): number {
  * Resolves once the log shows a finished run of every default check in each environment named.
  * A check's first run compiles its code; a check every 15 minutes first runs up to 15 minutes in.
  */
-async function firstRuns(logs: string[], environments: string[]): Promise<void> {
-  const wanted = environments.flatMap((e) => DEFAULT_CHECKS.map((c) => `${e}/${c}`));
+async function firstRuns(
+  logs: string[],
+  environments: string[],
+  checks: readonly string[] = DEFAULT_CHECKS,
+): Promise<void> {
+  const wanted = environments.flatMap((e) => checks.map((c) => `${e}/${c}`));
   const seen = new Set<string>();
   let read = 0;
   for (;;) {
@@ -1020,6 +1161,14 @@ async function scale(): Promise<void> {
   line(
     'lateness: arrival at the target minus the instant the schedule named (includes the loopback connect)',
   );
+  summary['scale'] = {
+    environments: n,
+    startupMs,
+    rssSteadyMiB: steady,
+    rssPeakMiB: peak,
+    latenessP99Ms: quantile(lateness, 0.99),
+    missed,
+  };
 }
 
 /** The daemons of an idle, default, drift or slip run: this build, and the `--baseline` build beside it. */
@@ -1028,11 +1177,11 @@ async function startBuilds(
 ): Promise<Array<{ build: string; daemon: Daemon }>> {
   const builds = [{ build: 'this build', cli: CLI, node: NODE }];
   if (BASELINE_CLI !== undefined) {
-    builds.push({ build: 'baseline', cli: BASELINE_CLI, node: process.execPath });
+    builds.push({ build: 'baseline', cli: BASELINE_CLI, node: BASELINE_NODE });
   }
   const started = [];
   for (const { build, cli, node } of builds) {
-    if (NODE !== process.execPath) {
+    if (NODE !== process.execPath || BASELINE_NODE !== process.execPath) {
       const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
       line(`${build}: Node.js ${version} (${node})`);
     }
@@ -1437,6 +1586,7 @@ function sleep(ms: number): Promise<void> {
 const modes: Record<string, () => Promise<void>> = {
   compare,
   idle,
+  ping: pingSchedule,
   default: defaultSchedule,
   scale,
   drift,
@@ -1444,6 +1594,7 @@ const modes: Record<string, () => Promise<void>> = {
 };
 try {
   await modes[mode]!();
+  if (values.summary !== undefined) writeFileSync(values.summary, JSON.stringify(summary, null, 2));
 } finally {
   cleanup();
 }

@@ -6,3 +6,4 @@ export declare const iconvUnicodeOnly: Plugin;
 export declare const mimeDbSubset: Plugin;
 export declare const MEDIA_TYPES_KEPT: string[];
 export declare const REQUIRE_SHIM: string;
+export declare const undiciHttp2Lazy: Plugin;

@@ -1,5 +1,5 @@
 // What the daemon's bundles leave out of, or change in, the packages they bundle (scripts/build.mjs):
-// each measured in bench/README.md ("Memory (2 environments)"), each tested in
+// each measured in bench/LOG.md ("Memory (2 environments)"), each tested in
 // test/build/plugins.test.ts.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -97,5 +97,39 @@ export const mimeDbSubset = {
         throw new Error(`mime-db-subset: ${missing.join(', ')} not in mime-db`);
       return { contents: `module.exports = ${JSON.stringify(kept)};`, loader: 'js' };
     });
+  },
+};
+
+/** What undici's HTTP/2 client (`lib/dispatcher/client-h2.js`) loads `node:http2` for at once. */
+const UNDICI_HTTP2_REQUIRE = `try {
+  http2 = require('node:http2')
+} catch {`;
+
+/**
+ * undici's HTTP/2 client loads `node:http2` when the module loads, for its header-name constants,
+ * so every client that bundles undici holds Node's HTTP/2 implementation: 10 MiB of RSS on Node
+ * 24, measured (bench/README.md, "Node 24: where the memory goes"). The monitor never speaks
+ * HTTP/2 (no `allowH2`), so the bundle gives the module the constants it reads, taken from this
+ * Node at build time, and loads `node:http2` only if a session is ever opened. A newer undici that
+ * loads it differently fails the build here rather than quietly holding it again.
+ */
+export const undiciHttp2Lazy = {
+  name: 'undici-http2-lazy',
+  setup(esbuild) {
+    esbuild.onLoad(
+      { filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/ },
+      async (args) => {
+        const source = await readFile(args.path, 'utf8');
+        if (!source.includes(UNDICI_HTTP2_REQUIRE))
+          throw new Error(`undici-http2-lazy: ${args.path} no longer loads node:http2 as expected`);
+        const { constants } = createRequire(import.meta.url)('node:http2');
+        const lazy = [
+          'try {',
+          `  http2 = { constants: ${JSON.stringify(constants)}, connect: (...a) => require('node:http2').connect(...a) }`,
+          '} catch {',
+        ].join('\n');
+        return { contents: source.replace(UNDICI_HTTP2_REQUIRE, lazy), loader: 'js' };
+      },
+    );
   },
 };

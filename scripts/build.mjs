@@ -1,5 +1,5 @@
 // Bundles the daemon into dist/ with esbuild, so that each thread compiles a few files instead of
-// the hundreds of modules of src/ and node_modules/ (bench/README.md, "Memory (2 environments)").
+// the hundreds of modules of src/ and node_modules/ (bench/LOG.md, "Memory (2 environments)").
 //   dist/cli.js          the command line and the main thread; each command, the inline engine and
 //                        demo mode are chunks of their own, loaded only when they run
 //   dist/worker.js       the measurement worker, one file (measurement/host.ts starts it)
@@ -9,7 +9,13 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { URL, fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { iconvUnicodeOnly, mimeDbSubset, REQUIRE_SHIM, zodEnglishOnly } from './build-plugins.mjs';
+import {
+  iconvUnicodeOnly,
+  mimeDbSubset,
+  REQUIRE_SHIM,
+  undiciHttp2Lazy,
+  zodEnglishOnly,
+} from './build-plugins.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist`;
@@ -35,7 +41,7 @@ const common = {
   banner: { js: REQUIRE_SHIM },
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, iconvUnicodeOnly, mimeDbSubset],
+  plugins: [zodEnglishOnly, iconvUnicodeOnly, mimeDbSubset, undiciHttp2Lazy],
   external: Object.keys(dependencies),
 };
 

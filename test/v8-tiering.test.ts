@@ -1,13 +1,14 @@
 /**
- * The V8 tiering flag: the one this V8 has (an unknown flag is an error on stderr), and in effect in
- * a started CLI process, on whichever Node runs the tests (20 here, 24 in the image and
- * scripts/test-node24.sh).
+ * The V8 tiering flag and memory mode: the flags this V8 has (an unknown flag is an error on
+ * stderr), and in effect in a started CLI process, on whichever Node runs the tests (20 here, 24
+ * in the image and scripts/test-node24.sh).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MEMORY_FLAGS } from '../src/v8-memory.js';
 import { TIERING_FACTOR, tieringFlag } from '../src/v8-tiering.js';
 import { runCli } from './support/cli.js';
 
@@ -31,7 +32,7 @@ describe('tieringFlag', () => {
 });
 
 describe('in a started CLI process', () => {
-  it('sets exactly the flag of this V8 before any command, and V8 takes it without a word', async () => {
+  it('sets exactly the flags of this V8 before any command, and V8 takes them without a word', async () => {
     const log = join(mkdtempSync(join(tmpdir(), 'isa-v8-flags-')), 'flags.json');
     const run = await runCli(['--version'], {
       env: { NODE_OPTIONS: `--import ${RECORD_FLAGS}`, V8_FLAGS_LOG: log },
@@ -40,6 +41,9 @@ describe('in a started CLI process', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const expected = tieringFlag(process.versions.v8);
-    expect(JSON.parse(readFileSync(log, 'utf8'))).toEqual(expected === null ? [] : [expected]);
+    expect(JSON.parse(readFileSync(log, 'utf8'))).toEqual([
+      ...(expected === null ? [] : [expected]),
+      ...MEMORY_FLAGS,
+    ]);
   });
 });

@@ -9,6 +9,11 @@ import {
 } from '../config/index.js';
 import { startDaemon, type Daemon } from '../daemon.js';
 import {
+  MEASUREMENT_THREADS,
+  measurementMode,
+  type MeasurementThread,
+} from '../measurement/host.js';
+import {
   addSecrets,
   createLogger,
   holdLines,
@@ -32,6 +37,7 @@ const RUN_OPTIONS = {
   listen: { type: 'string' },
   'web.config.file': { type: 'string' },
   'web.enable-lifecycle': { type: 'boolean' },
+  'measurement.thread': { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -60,9 +66,10 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   // Checked before anything starts: an invalid file stops the start with every problem.
   const webConfig = webConfigFile === undefined ? null : openWebConfig(webConfigFile, io);
   if (webConfig !== null && !webConfig.ok) return EXIT.usage;
+  const thread = measurementThread(values);
   const start = await startUp(values, io);
   if (typeof start === 'number') return start;
-  const { logger, demo } = start;
+  const { logger } = start;
   // Bound once the daemon runs: a reload asked while it starts is refused.
   let reloadNow = (): Promise<ReloadOutcome> =>
     Promise.resolve({ applied: false, problems: ['the daemon is still starting'] });
@@ -70,22 +77,37 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     source: webConfig === null ? null : webConfig.source,
     reloadRoute: { enabled: values['web.enable-lifecycle'] === true, reload: () => reloadNow() },
   };
-  let daemon;
-  try {
-    const options = { checks: CHECK_LIST, config: start.config, logger, build: buildInfo(), web };
-    daemon = await startDaemon(options);
-  } catch (err) {
-    start.held?.release();
-    logger.error({ err }, 'could not start');
-    logger.flush();
-    await demo?.simulator.close();
-    return 1;
-  }
+  const daemon = await launch(start, web, thread);
+  if (daemon === null) return 1;
   announceDemo(start, daemon.url);
   const serialReload = serialReloads(reloader(start, values, io, daemon), logger, daemon);
   reloadNow = () => serialReload('POST /-/reload');
   io.onReloadRequest(() => void serialReload('SIGHUP'));
   return waitAndStop(io, daemon, start);
+}
+
+/** Starts the daemon; null (logged) when it could not start. */
+async function launch(
+  start: StartUp,
+  web: WebDoorOptions,
+  thread: MeasurementThread,
+): Promise<Daemon | null> {
+  const { config, logger } = start;
+  const measurement = measurementMode(thread, config.environments.length);
+  logger.info(
+    { measurementThread: measurement, asked: thread, environments: config.environments.length },
+    measurement === 'inline' ? 'measuring on the main thread' : 'measuring in a worker thread',
+  );
+  try {
+    const build = buildInfo();
+    return await startDaemon({ checks: CHECK_LIST, config, logger, build, web, measurement });
+  } catch (err) {
+    start.held?.release();
+    logger.error({ err }, 'could not start');
+    logger.flush();
+    await start.demo?.simulator.close();
+    return null;
+  }
 }
 
 /**
@@ -255,4 +277,14 @@ function parseListen(value: string): { host: string; port: number } {
     throw new UsageError(`--listen expects HOST:PORT or PORT, got "${value}"`);
   const host = (match[1] ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
   return { host, port };
+}
+
+/** `--measurement.thread`, `auto` by default. */
+function measurementThread(values: RunValues): MeasurementThread {
+  const asked = values['measurement.thread'] ?? 'auto';
+  if (!(MEASUREMENT_THREADS as readonly string[]).includes(asked))
+    throw new UsageError(
+      `--measurement.thread must be one of ${MEASUREMENT_THREADS.join(', ')}, got "${asked}"`,
+    );
+  return asked as MeasurementThread;
 }

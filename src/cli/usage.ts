@@ -35,6 +35,7 @@ Docs: docs/configuration.md, docs/metrics.md, docs/alerts.md, docs/simulator.md`
 export const COMMAND_USAGE: Record<string, string> = {
   run: `Usage: isa-monitor run [--config FILE] [--log-level LEVEL] [--listen HOST:PORT]
                         [--web.config.file FILE] [--web.enable-lifecycle]
+                        [--measurement.thread auto|inline|worker]
 
 Runs the daemon: every enabled check on its schedule, metrics on /metrics,
 status on /api/status, /healthz and /readyz.
@@ -45,6 +46,9 @@ status on /api/status, /healthz and /readyz.
   --web.config.file FILE    TLS, basic auth and headers on every endpoint, in the
                             exporter-toolkit format (docs/deploy.md); exit 2 when invalid
   --web.enable-lifecycle    POST or PUT /-/reload reloads the config as SIGHUP does
+  --measurement.thread T    where checks run and are timed: inline (this thread) or worker
+                            (a thread of their own); auto (default): inline up to 10
+                            environments at start, a worker above (docs/architecture.md)
 
 Without a config file and without any ISA_* environment variable, starts in demo mode:
 an embedded ISA API simulator with a scripted fault timeline, two environments

@@ -1,8 +1,7 @@
 /**
- * The main thread's side of the measurement engine: starts it in a worker thread (or inline) and
- * delivers its events. Measured on this machine (2 cores, bench/README.md): with probes on a main
- * thread that is busy 20–50 ms every ~100 ms, the p99 of (measured − server time) rises from ~4 ms
- * to ~43 ms; in a worker it stays ~5.5 ms (p50 ~1.2 ms). bench/measurement.ts reproduces this.
+ * The main thread's side of the measurement engine: starts it in a worker thread or inline, and
+ * delivers its events. Which one is docs/architecture.md's "Two threads, or one": a worker keeps a
+ * busy main thread out of the latencies (bench/measurement.ts), and costs 20 MiB of RSS on Node 24.
  */
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
@@ -24,10 +23,30 @@ export interface MeasurementHost {
 
 export type MeasurementMode = 'worker' | 'inline';
 
+/** `--measurement.thread`: a mode, or `auto` to choose by the number of environments. */
+export type MeasurementThread = MeasurementMode | 'auto';
+
+export const MEASUREMENT_THREADS: readonly MeasurementThread[] = ['auto', 'inline', 'worker'];
+
+/**
+ * Up to this many environments, `auto` measures on the main thread. What can stall that thread
+ * is mostly a `/metrics` render, which grows with the environments: about 0.14 ms each
+ * (bench/README.md, exposition.ts), so a few milliseconds here, within the measurement's own
+ * p99, against 170 ms at 1000 environments, where the worker's 20 MiB buys the accuracy
+ * (docs/architecture.md, "Two threads, or one").
+ */
+export const INLINE_UP_TO_ENVIRONMENTS = 10;
+
+/** The mode `thread` asks for, at start, with this many environments. */
+export function measurementMode(thread: MeasurementThread, environments: number): MeasurementMode {
+  if (thread !== 'auto') return thread;
+  return environments <= INLINE_UP_TO_ENVIRONMENTS ? 'inline' : 'worker';
+}
+
 /**
  * The worker's young generation. The measurement thread allocates little and briefly (a result per
  * run), and V8's default lets the young generation grow to 48 MiB; at 2 MiB it stays small, and
- * the daemon's steady RSS went from ~100 to ~87 MiB (bench/README.md, "Memory").
+ * the daemon's steady RSS went from ~100 to ~87 MiB (bench/LOG.md, "Memory").
  */
 export const WORKER_YOUNG_GENERATION_MB = 2;
 
@@ -40,16 +59,28 @@ export const WORKER_YOUNG_GENERATION_MB = 2;
  *   it that module makes a second context for it.
  * - `--no-short-builtin-calls`: V8 would otherwise copy its builtins' code next to the isolate's
  *   own code (a call saves a jump), 1.6 MiB mapped and ~1 MiB resident per isolate, measured;
- *   builtins then run from the node binary's shared pages (bench/README.md, "Memory", session 2).
+ *   builtins then run from the node binary's shared pages (bench/LOG.md, "Memory", session 2).
  * - `--liftoff-only`: undici parses HTTP with llhttp, a WebAssembly module compiled at the first
  *   request. V8 compiled it with Liftoff and then again with TurboFan in the background, which
- *   took some 30 MiB for a moment, the daemon's peak RSS (bench/README.md, "Memory"); Liftoff's
+ *   took some 30 MiB for a moment, the daemon's peak RSS (bench/LOG.md, "Memory"); Liftoff's
  *   code parses a ping's few hundred bytes just as well. Read when a module is compiled.
  */
 export const WORKER_V8_FLAGS = [
   '--expose-gc',
   '--no-short-builtin-calls',
   '--liftoff-only',
+] as const;
+
+/**
+ * `--liftoff-only` for an isolate that already runs: V8 works out what a flag implies when an
+ * isolate is made, so on the main thread the flags it implies are set too. Without them, undici's
+ * parser was compiled again by TurboFan at the first request, 22 MiB for a moment and 5 MiB for
+ * good on Node 24 (bench/README.md, "Node 24: where the memory goes").
+ */
+export const INLINE_V8_FLAGS = [
+  '--liftoff-only',
+  '--no-wasm-tier-up',
+  '--no-wasm-dynamic-tiering',
 ] as const;
 
 /**
@@ -66,6 +97,7 @@ export async function startMeasurement(
   how: MeasurementStart = { mode: 'worker' },
 ): Promise<MeasurementHost> {
   if (how.mode === 'inline') {
+    for (const flag of INLINE_V8_FLAGS) setFlagsFromString(flag);
     // Loaded only inline: in worker mode the main thread holds no API client, scheduler or checks.
     const { startEngine } = await import('./engine.js');
     const engine = await startEngine(init, onEvent, { checks: how.checks });

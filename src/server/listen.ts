@@ -13,13 +13,13 @@
  * With `secure`, the same server speaks HTTPS; `onConnection` runs first for each new connection,
  * before its handshake, so a certificate rotated on disk is served from the next connection on.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Server as TlsServer, TLSSocket, TlsOptions } from 'node:tls';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { ConnectionTable, type ConnectionEvent } from './connections.js';
+import { http, https } from './node-http.js';
 
 export const MAX_CONNECTIONS = 256;
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -68,7 +68,7 @@ export function listenBounded(app: Express, opts: BoundedListenOptions): Promise
   const options = {
     // Node's own headers and request timeouts are checked by one timer that runs every
     // `connectionsCheckingInterval` whether or not a connection is open: every 5 s it was half
-    // of the idle daemon's CPU (bench/README.md, "Idle"). They are off here, and that timer
+    // of the idle daemon's CPU (bench/LOG.md, "Idle"). They are off here, and that timer
     // never comes due; the connection table gives each connection its own deadline instead.
     headersTimeout: 0,
     requestTimeout: 0,
@@ -77,8 +77,8 @@ export function listenBounded(app: Express, opts: BoundedListenOptions): Promise
   };
   const server: Server =
     opts.secure === undefined
-      ? createServer(options, app)
-      : (createTlsServer(
+      ? http.createServer(options, app)
+      : (https().createServer(
           { ...options, ...opts.secure, handshakeTimeout: headersTimeout },
           app,
         ) as unknown as Server);

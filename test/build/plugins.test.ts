@@ -8,7 +8,12 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { iconvUnicodeOnly, mimeDbSubset, REQUIRE_SHIM } from '../../scripts/build-plugins.mjs';
+import {
+  iconvUnicodeOnly,
+  mimeDbSubset,
+  REQUIRE_SHIM,
+  undiciHttp2Lazy,
+} from '../../scripts/build-plugins.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -101,5 +106,39 @@ const server = app.listen(0, '127.0.0.1', async () => {
     // The table is the subset: types outside it are unknown to lookups.
     expect(whole.mp4).toBe('video/mp4');
     expect(subset.mp4).toBe(false);
+  });
+});
+
+describe('undiciHttp2Lazy', () => {
+  /**
+   * A request through undici's pool, imported as src/api/client.ts imports it (undici's index
+   * would load its WebSocket too, which on Node 20 loads Node's own undici and its HTTP/2), and
+   * whether node:http2 was loaded for it.
+   */
+  const PROGRAM = `
+import Pool from 'undici/lib/dispatcher/pool.js';
+// Not an import: on Node 24 that loads Node's own undici, and with it node:http2.
+const { createServer } = require('node:http');
+const server = createServer((req, res) => res.end('pong')).listen(0, '127.0.0.1', async () => {
+  const pool = new Pool('http://127.0.0.1:' + server.address().port);
+  const out = { status: 0, body: '' };
+  await new Promise((resolve, reject) => pool.dispatch({ path: '/ping', method: 'GET' }, {
+    onConnect() {},
+    onHeaders(status) { out.status = status; return true; },
+    onData(chunk) { out.body += chunk; return true; },
+    onComplete: resolve,
+    onError: reject,
+  }));
+  const http2 = process.moduleLoadList.includes('NativeModule http2');
+  console.log(JSON.stringify({ ...out, http2 }));
+  await pool.close();
+  server.close();
+});`;
+
+  it('answers over HTTP/1.1 without loading node:http2', async () => {
+    const lazy = JSON.parse((await runBundled(PROGRAM, [undiciHttp2Lazy])).trim()) as object;
+    expect(lazy).toEqual({ status: 200, body: 'pong', http2: false });
+    const eager = JSON.parse((await runBundled(PROGRAM, [])).trim()) as object;
+    expect(eager).toEqual({ status: 200, body: 'pong', http2: true });
   });
 });

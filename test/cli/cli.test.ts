@@ -38,6 +38,15 @@ describe('command line', () => {
     expect(run.stderr).toContain("Unknown option '--bogus'");
   });
 
+  it('rejects a --measurement.thread it does not know with exit 2, before anything starts', async () => {
+    const run = await runCli(['run', '--measurement.thread', 'fiber']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      '--measurement.thread must be one of auto, inline, worker, got "fiber"',
+    );
+    expect(run.stdout).toBe('');
+  });
+
   it('rejects an unknown check name with exit 2', async () => {
     const run = await runCli([
       'check',
