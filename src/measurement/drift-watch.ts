@@ -11,18 +11,20 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ApiResponse } from '../kernel/api.js';
 import type { CheckLogger } from '../kernel/check.js';
 import type { ResponseSpecOf } from '../api/response-schemas.js';
-import { DRIFT_SYNC_MS, DriftBook } from '../drift/book.js';
+import { DriftBook } from '../drift/book.js';
 import type { DriftReport } from '../drift/report.js';
 import { driftStorePath } from '../drift/store.js';
 import { withLock } from '../sessions/lock.js';
 import type { MeasurementEvent } from './messages.js';
 
 /**
- * How often the document is made again to see whether it changed without a difference opening or
- * closing (the comparison across environments, a difference becoming lasting): the book's own
- * sync period.
+ * How often the document is made again to see whether time alone changed it: a difference across
+ * environments becoming lasting (`ACROSS_LASTING_MS`, an hour). Everything else that changes it
+ * (an answer, an accept, a reload) has it made again at once, and sent if it changed. Made every 5 s, it was most of the daemon's
+ * CPU at rest on Node 24 (bench/README.md, "Node 24: where the memory goes"); a minute late on an
+ * hour is nothing.
  */
-export const DRIFT_REPORT_MS = DRIFT_SYNC_MS;
+export const DRIFT_REPORT_MS = 60_000;
 
 export interface DriftWatch {
   /** Learns from or compares one response of `environment`. */
@@ -94,7 +96,12 @@ export async function openDriftWatch(options: DriftWatchOptions): Promise<DriftW
   const timer = setInterval(() => send(false), DRIFT_REPORT_MS);
   timer.unref();
   return {
-    observe: (environment, response) => book.observe(environment, response),
+    observe(environment, response) {
+      book.observe(environment, response);
+      // An answer can change the comparison across environments without changing its own
+      // operation's differences: the document is made again after the turn's answers.
+      changed();
+    },
     setEnvironments(next) {
       environments = [...next];
       changed();
