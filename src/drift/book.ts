@@ -163,11 +163,14 @@ export class DriftBook {
   }
 
   async #syncNow(force: boolean): Promise<void> {
+    // Nothing to take and nothing to write: no lock. Taking it every 5 s (a lock file made and
+    // removed) was most of what the daemon did at rest (bench/README.md, "Node 24: where the
+    // memory goes"); the file is replaced by a rename, so its time stamp is safe to read outside.
     try {
+      if (!this.#writeDue(force) && !(await this.#changedOnDisk())) return;
       await this.options.withLock(async () => {
         await this.#takeAccepts();
-        const due = this.#now().getTime() - this.#lastWrite >= DRIFT_WRITE_MS;
-        if (!this.#dirty || (!force && !due)) return;
+        if (!this.#writeDue(force)) return;
         // Cleared as the state is taken: an answer observed while the file is written marks the
         // book again, instead of being lost to a flag cleared after the write.
         this.#dirty = false;
@@ -183,6 +186,15 @@ export class DriftBook {
     } catch (err) {
       this.options.onWriteError(err);
     }
+  }
+
+  #writeDue(force: boolean): boolean {
+    return this.#dirty && (force || this.#now().getTime() - this.#lastWrite >= DRIFT_WRITE_MS);
+  }
+
+  async #changedOnDisk(): Promise<boolean> {
+    const mtime = await mtimeOf(this.options.path);
+    return mtime !== null && mtime !== this.#fileMtimeMs;
   }
 
   async #takeAccepts(): Promise<void> {

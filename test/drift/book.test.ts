@@ -112,6 +112,47 @@ describe("every environment's drift, kept on disk", () => {
     expect(onDisk?.differences).toEqual({});
   });
 
+  it('takes its lock at a sync only for an accept to take or a write due', async () => {
+    const clock = { t: START };
+    const path = join(await mkdtemp(join(tmpdir(), 'drift-book-')), 'contract-baselines.json');
+    let locks = 0;
+    const { book } = await DriftBook.open({
+      path,
+      specOf: responseSpecOf,
+      onChange: () => {},
+      withLock: (fn) => {
+        locks += 1;
+        return withLock(`${path}.lock`, fn);
+      },
+      onWriteError: (err) => {
+        throw err;
+      },
+      now: () => new Date(clock.t),
+    });
+    open.push(book);
+    settle(book, clock);
+    book.observe('production', ping('2026-11-28T02:00:00Z', { deprecation: 'v2' }));
+    await book.sync(true);
+    const written = locks;
+    expect(written).toBeGreaterThan(0);
+    // At rest: nothing learned since, the file as written.
+    await book.sync();
+    await book.sync();
+    expect(locks).toBe(written);
+    // An accept on the file: the next sync takes the lock and the accept.
+    await acceptBaselines({
+      path,
+      environment: 'production',
+      operation: 'ping',
+      by: 'ops@bastion',
+      now: new Date(clock.t),
+      withLock: (fn) => withLock(`${path}.lock`, fn),
+    });
+    await book.sync();
+    expect(locks).toBe(written + 1);
+    expect(book.counts().find((c) => c.operation === 'ping')?.counts.info).toBe(0);
+  });
+
   it('starts where it stopped: the baseline and the open differences survive a restart', async () => {
     const clock = { t: START };
     const first = await scratchBook(clock);
