@@ -749,11 +749,14 @@ async function pingSchedule(): Promise<void> {
   await sleep(5_000);
   await targetRecords(target, true);
   const pids = [...daemons.map((d) => d.daemon.child.pid!), blackbox.child.pid!];
-  const cpu0 = pids.map((pid) => sumValues(threadCpuMs(pid)));
+  const threads0 = pids.map(threadCpuMs);
+  const cpu0 = threads0.map(sumValues);
   const probes0 = probing.probes();
   const window = sleep(seconds * 1000);
   const mem = await Promise.all(pids.map((pid) => watchMemory(pid, window)));
-  const cpu1 = pids.map((pid) => sumValues(threadCpuMs(pid)));
+  const threads1 = pids.map(threadCpuMs);
+  const cpu1 = threads1.map(sumValues);
+  const main = pids.map((pid, i) => splitThreads(threads0[i]!, threads1[i]!, pid).main);
   const probes = probing.probes() - probes0;
   await probing.stop();
   const records = await targetRecords(target);
@@ -777,6 +780,7 @@ async function pingSchedule(): Promise<void> {
     [
       ['requests', ...[...sent, probes].map(String)],
       ['CPU, ms', ...pids.map((_, i) => fmt(cpu1[i]! - cpu0[i]!))],
+      ['of it on the main thread, ms', ...main.map(fmt)],
       ['CPU per ping, ms', ...perPing.map(fmt)],
       ['÷ blackbox_exporter', ...perPing.map((p) => ratio(p, bb))],
       ['RSS steady, MiB', ...mem.map((m) => fmt(m.steady))],
