@@ -3,7 +3,8 @@
  * comparison across environments, read from the file the daemon keeps beside its `state_file`;
  * `isa-monitor drift accept` makes what an environment's operations return now their baseline,
  * on that file, under the daemon's own lock, recording who did it and from where. A running
- * daemon takes the accept within `DRIFT_SYNC_MS`.
+ * daemon takes the accept as the file changes (within `DRIFT_SYNC_MS` where the system gives no
+ * change events).
  */
 import { readlinkSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';

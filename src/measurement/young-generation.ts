@@ -20,8 +20,10 @@ type GcFunction = (options: { type: 'minor' | 'major'; execution: 'sync' | 'asyn
 
 /**
  * The collector of this thread: V8's `gc` function. The measurement worker has it in its own
- * global scope (`host.ts` sets `--expose-gc` before creating it); elsewhere (the inline engine)
- * the flag is set now and a new context, the only one created after it, provides it.
+ * global scope (`host.ts` sets `--expose-gc` before creating it), and so has the main thread that
+ * measures inline when the `isa-monitor` command's interpreter line started it (`cli.ts`);
+ * elsewhere (`node dist/cli.js`, tests) the flag is set now and a new context, the only one
+ * created after it, provides it: 2 MiB more on Node 24.
  */
 export function youngGenerationCollector(): () => void {
   const gc = ownGc() ?? newContextGc();

@@ -28,7 +28,7 @@ import(${JSON.stringify(SETTLED_YOUNG_GENERATION.href)}).then(({ settledNewSpace
 describe('the interpreter line of the isa-monitor command', () => {
   it('runs node through env -S with the memory settings', () => {
     expect(line).toBe(
-      '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=1 --v8-pool-size=1',
+      '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=1 --v8-pool-size=1 --expose-gc',
     );
     // Linux before 5.1 reads only 127 bytes of it (BINPRM_BUF_SIZE; 255 since).
     expect(Buffer.byteLength(line)).toBeLessThan(128);
@@ -39,8 +39,8 @@ describe('the interpreter line of the isa-monitor command', () => {
     // env -S splits the one argument as the kernel passes it; `-e` stands in for the script.
     const out = execFileSync(
       '/usr/bin/env',
-      // `--expose-gc` gives the probe the `gc` it settles with; it is not one of the line's options.
-      ['-S', words.replace(/\bnode\b/, process.execPath), '--expose-gc', '-e', PROBE],
+      // The line's `--expose-gc` gives the probe the `gc` it settles with.
+      ['-S', words.replace(/\bnode\b/, process.execPath), '-e', PROBE],
       {
         env: { PATH: process.env['PATH'] },
         encoding: 'utf8',
@@ -53,7 +53,7 @@ describe('the interpreter line of the isa-monitor command', () => {
       newSpaceBytes: number;
     };
     expect(report.execArgv).toEqual(
-      expect.arrayContaining(['--max-semi-space-size=1', '--v8-pool-size=1']),
+      expect.arrayContaining(['--max-semi-space-size=1', '--v8-pool-size=1', '--expose-gc']),
     );
     expect(report.arenaMax).toBe('2');
     expect(report.mmapThreshold).toBe('131072');

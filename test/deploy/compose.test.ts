@@ -27,6 +27,8 @@ interface ComposeService {
   volumes?: string[];
   stop_grace_period?: string;
   environment?: Record<string, string>;
+  mem_reservation?: string;
+  mem_limit?: string;
 }
 interface Compose {
   services: Record<string, ComposeService>;
@@ -307,4 +309,36 @@ describe('deploy/compose/locations.yaml', () => {
     );
     expect(published.sort()).toEqual([9090, 9093]);
   });
+});
+
+describe('the memory every isa-monitor service is given', () => {
+  /** Bytes of a Kubernetes quantity (`128Mi`) or a compose size (`128m`, which is MiB). */
+  const bytes = (size: string): number => {
+    const match = /^(\d+)(Mi|Gi|m|g)$/.exec(size);
+    if (!match) throw new Error(`unexpected size ${size}`);
+    const unit = match[2]!.startsWith('G') || match[2] === 'g' ? 1024 ** 3 : 1024 ** 2;
+    return Number(match[1]) * unit;
+  };
+  const deployment = parse(
+    readFileSync(path.join(REPO_ROOT, 'deploy/kubernetes/base/deployment.yaml'), 'utf8'),
+  ) as {
+    spec: { template: { spec: { containers: Array<{ name: string; resources: never }> } } };
+  };
+  const resources = deployment.spec.template.spec.containers[0]!.resources as {
+    requests: { memory: string };
+    limits: { memory: string };
+  };
+
+  it.each(['compose.yaml', 'locations.yaml'])(
+    'is the Kubernetes Deployment’s request and limit in %s (docs/deploy.md, "Sizing")',
+    (file) => {
+      const { services } = composeFile(file);
+      const monitors = Object.entries(services).filter(([name]) => name.startsWith('isa-monitor'));
+      expect(monitors.length).toBeGreaterThan(0);
+      for (const [name, service] of monitors) {
+        expect(bytes(service.mem_reservation ?? ''), name).toBe(bytes(resources.requests.memory));
+        expect(bytes(service.mem_limit ?? ''), name).toBe(bytes(resources.limits.memory));
+      }
+    },
+  );
 });

@@ -85,8 +85,8 @@ const counts = (report: DriftReport | null, environment: string, operation: stri
 
 /**
  * The parts of the document that the file and memory share: everything but when it was made and
- * when each difference was last seen (the file is written when differences open or close, and
- * otherwise once a minute).
+ * when each difference was last seen (the file is written when the document changes, and
+ * otherwise once every 10 minutes).
  */
 function comparable(report: DriftReport | null) {
   if (report === null) return null;
