@@ -41,11 +41,19 @@
  * process it starts listens on 127.0.0.1 and is stopped at the end, also on Ctrl-C.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -254,7 +262,12 @@ function interpreterLine(script: string): { env: Record<string, string>; options
 /** Runs `isa-monitor run --config` as users do, and waits until /readyz answers 200. */
 async function startDaemon(config: object, cli = CLI, node = NODE): Promise<Daemon> {
   const file = join(tmp, `isa-monitor-${children.length}.json`);
-  writeFileSync(file, JSON.stringify(config));
+  // Each daemon keeps its ledger, uptime record and contract baselines in a folder of its own:
+  // two builds sharing one would each read and take the other's writes.
+  const own = join(tmp, `daemon-${children.length}`);
+  mkdirSync(own);
+  const stateFile = (config as { state_file?: string }).state_file ?? 'sessions.json';
+  writeFileSync(file, JSON.stringify({ ...config, state_file: join(own, basename(stateFile)) }));
   const logs: string[] = [];
   const began = performance.now();
   // As the `isa-monitor` command runs it: with the Node options and environment of its
