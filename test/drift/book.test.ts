@@ -43,6 +43,18 @@ async function scratchBook(clock: { t: number }) {
   return { path, book, changes, recovered };
 }
 
+/** `isa-monitor drift accept` of production's ping, by ops@bastion, on the file at `path`. */
+function acceptPing(path: string, clock: { t: number }) {
+  return acceptBaselines({
+    path,
+    environment: 'production',
+    operation: 'ping',
+    by: 'ops@bastion',
+    now: new Date(clock.t),
+    withLock: (fn) => withLock(`${path}.lock`, fn),
+  });
+}
+
 /** Pings once a minute until the baseline settled. */
 function settle(book: DriftBook, clock: { t: number }): void {
   for (let i = 0; i <= Math.max(LEARNING.responses, LEARNING.ms / MINUTE); i += 1) {
@@ -94,14 +106,7 @@ describe("every environment's drift, kept on disk", () => {
     settle(book, clock);
     book.observe('production', ping('2026-11-28T02:00:00Z', { deprecation: 'v2' }));
     await book.sync(true);
-    const result = await acceptBaselines({
-      path,
-      environment: 'production',
-      operation: 'ping',
-      by: 'ops@bastion',
-      now: new Date(clock.t),
-      withLock: (fn) => withLock(`${path}.lock`, fn),
-    });
+    const result = await acceptPing(path, clock);
     expect(result).toEqual({ accepted: ['ping'], cleared: 1 });
     await book.sync(true);
     expect(changes.at(-1)?.counts).toEqual({ breaking: 0, warning: 0, info: 0 });
@@ -141,14 +146,7 @@ describe("every environment's drift, kept on disk", () => {
     expect(locks).toBe(written);
     // An accept on the file: the file's change event has the book take it, under the lock, with
     // no sync asked for (the periodic one is a minute away).
-    await acceptBaselines({
-      path,
-      environment: 'production',
-      operation: 'ping',
-      by: 'ops@bastion',
-      now: new Date(clock.t),
-      withLock: (fn) => withLock(`${path}.lock`, fn),
-    });
+    await acceptPing(path, clock);
     const infoNow = () => book.counts().find((c) => c.operation === 'ping')?.counts.info;
     for (let waited = 0; infoNow() !== 0 && waited < 5_000; waited += 20) {
       await new Promise((resolve) => setTimeout(resolve, 20));
