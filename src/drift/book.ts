@@ -27,14 +27,15 @@ export const ERROR_ENVELOPE = 'error';
 /**
  * How often the book looks for an accept made on the file, and writes what it learned, besides
  * the file's own change events (`watchFile` below), which take an accept at once. Looking every
- * 5 s was half of the daemon's CPU at rest on Node 24 (bench/README.md, "Node 24: where the
- * memory goes").
+ * 5 s was half of the daemon's CPU at rest on Node 24 (bench/LOG.md, "Node 24: the worker,
+ * Node's own modules, drift's timers").
  */
 export const DRIFT_SYNC_MS = 60_000;
 /**
  * The longest a learned response waits to be written, when nothing else changed (a change to the
  * drift document is written at once). The file is written whole; once a minute that was 0.7 ms
- * of CPU per ping at ten environments (bench/README.md, "Node 24: where the memory goes").
+ * of CPU per ping at ten environments (bench/LOG.md, "Node 24: the worker, Node's own modules,
+ * drift's timers").
  */
 export const DRIFT_WRITE_MS = 10 * 60_000;
 
@@ -177,8 +178,9 @@ export class DriftBook {
 
   async #syncNow(force: boolean): Promise<void> {
     // Nothing to take and nothing to write: no lock. Taking it every 5 s (a lock file made and
-    // removed) was most of what the daemon did at rest (bench/README.md, "Node 24: where the
-    // memory goes"); the file is replaced by a rename, so its time stamp is safe to read outside.
+    // removed) was most of what the daemon did at rest (bench/LOG.md, "Node 24: the worker, Node's
+    // own modules, drift's timers"); the file is replaced by a rename, so its time stamp is safe
+    // to read outside.
     try {
       if (!this.#writeDue(force) && !(await this.#changedOnDisk())) return;
       await this.options.withLock(async () => {

@@ -20,9 +20,9 @@ import type { MeasurementEvent } from './messages.js';
 /**
  * How often the document is made again to see whether time alone changed it: a difference across
  * environments becoming lasting (`ACROSS_LASTING_MS`, an hour). Everything else that changes it
- * (an answer, an accept, a reload) has it made again at once, and sent if it changed. Made every 5 s, it was most of the daemon's
- * CPU at rest on Node 24 (bench/README.md, "Node 24: where the memory goes"); a minute late on an
- * hour is nothing.
+ * (an answer, an accept, a reload) has it made again at once, and sent if it changed. Made every
+ * 5 s, it was most of the daemon's CPU at rest on Node 24 (bench/LOG.md, "Node 24: the worker,
+ * Node's own modules, drift's timers"); a minute late on an hour is nothing.
  */
 export const DRIFT_REPORT_MS = 60_000;
 

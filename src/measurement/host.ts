@@ -31,7 +31,7 @@ export const MEASUREMENT_THREADS: readonly MeasurementThread[] = ['auto', 'inlin
 /**
  * Up to this many environments, `auto` measures on the main thread. What can stall that thread
  * is mostly a `/metrics` render, which grows with the environments: about 0.14 ms each
- * (bench/README.md, exposition.ts), so a few milliseconds here, within the measurement's own
+ * (bench/LOG.md, "Target 5"), so a few milliseconds here, within the measurement's own
  * p99, against 170 ms at 1000 environments, where the worker's 20 MiB buys the accuracy
  * (docs/architecture.md, "Two threads, or one").
  */
