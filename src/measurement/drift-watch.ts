@@ -26,6 +26,48 @@ import type { MeasurementEvent } from './messages.js';
  */
 export const DRIFT_REPORT_MS = 60_000;
 
+/**
+ * How long after an answer that changed no difference the document is made again: such an answer
+ * can still move the comparison across environments (a field one environment has sent often
+ * enough). Made after every answer, the document of every environment was built once per ping,
+ * a thousand times a minute at 1000 environments; this makes it at most once per period while
+ * answers arrive, and never at rest.
+ */
+export const DRIFT_OBSERVED_MS = 5_000;
+
+/** When the document is made again: at once for a change, within a period for an answer. */
+function reportSchedule(send: () => void): {
+  changed(): void;
+  observed(): void;
+  stop(): void;
+} {
+  let queued = false;
+  let observedTimer: NodeJS.Timeout | null = null;
+  // Several responses of one turn (a lifecycle's steps) make one document.
+  const changed = (): void => {
+    if (queued) return;
+    queued = true;
+    setImmediate(() => {
+      queued = false;
+      send();
+    });
+  };
+  return {
+    changed,
+    observed() {
+      if (observedTimer !== null) return;
+      observedTimer = setTimeout(() => {
+        observedTimer = null;
+        changed();
+      }, DRIFT_OBSERVED_MS);
+      observedTimer.unref();
+    },
+    stop() {
+      if (observedTimer !== null) clearTimeout(observedTimer);
+    },
+  };
+}
+
 export interface DriftWatch {
   /** Learns from or compares one response of `environment`. */
   observe(environment: string, response: ApiResponse): void;
@@ -51,9 +93,7 @@ export async function openDriftWatch(options: DriftWatchOptions): Promise<DriftW
   const path = driftStorePath(options.stateFile);
   let environments = [...options.environments];
   let sent: Omit<DriftReport, 'generated_at'> | null = null;
-  let queued = false;
   const send = (always: boolean): void => {
-    queued = false;
     const full = book.report(environments);
     const { generated_at: _, ...report } = full;
     if (!always && isDeepStrictEqual(report, sent)) return;
@@ -62,12 +102,8 @@ export async function openDriftWatch(options: DriftWatchOptions): Promise<DriftW
     // The file follows: `isa-monitor drift` prints the same document as /api/status.
     if (!always) void book.sync(true);
   };
-  // Several responses of one turn (a lifecycle's steps) make one document.
-  const changed = (): void => {
-    if (queued) return;
-    queued = true;
-    setImmediate(() => send(false));
-  };
+  const schedule = reportSchedule(() => send(false));
+  const changed = schedule.changed;
   let failing = false;
   const opened = await DriftBook.open({
     path,
@@ -98,9 +134,7 @@ export async function openDriftWatch(options: DriftWatchOptions): Promise<DriftW
   return {
     observe(environment, response) {
       book.observe(environment, response);
-      // An answer can change the comparison across environments without changing its own
-      // operation's differences: the document is made again after the turn's answers.
-      changed();
+      schedule.observed();
     },
     setEnvironments(next) {
       environments = [...next];
@@ -108,6 +142,7 @@ export async function openDriftWatch(options: DriftWatchOptions): Promise<DriftW
     },
     async close() {
       clearInterval(timer);
+      schedule.stop();
       await book.close();
     },
   };
