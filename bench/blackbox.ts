@@ -775,11 +775,10 @@ async function pingSchedule(): Promise<void> {
   const records = await targetRecords(target);
   const sent = daemons.map(
     (d) =>
-      records.filter(
-        (r) =>
-          r.path.startsWith(`/isa/${pathOf(d.build, '')}`) &&
-          !r.path.startsWith('/isa/blackbox') &&
-          (d.build === 'baseline') === r.path.startsWith('/isa/b-'),
+      records.filter((r) =>
+        ['sandbox', 'production'].some((name) =>
+          r.path.startsWith(`/isa/${pathOf(d.build, name)}/`),
+        ),
       ).length,
   );
   const perPing = [...sent, probes].map((n, i) => (cpu1[i]! - cpu0[i]!) / Math.max(1, n));
@@ -810,14 +809,22 @@ async function pingSchedule(): Promise<void> {
   }));
 }
 
-/** Asks blackbox_exporter to probe once every `everyMs` until stopped. */
-function driveProbes(url: string, everyMs: number): { probes(): number; stop(): Promise<void> } {
+/**
+ * Asks blackbox_exporter to probe once every `everyMs` until stopped; counts the probes, and
+ * those that failed.
+ */
+function driveProbes(
+  url: string,
+  everyMs: number,
+): { probes(): number; failed(): number; stop(): Promise<void> } {
   let probing = true;
   let probes = 0;
+  let failed = 0;
   const done = (async () => {
     while (probing) {
       const text = await (await fetch(url)).text();
-      if (metricValue(text, 'probe_success') === 1) probes++;
+      probes++;
+      if (metricValue(text, 'probe_success') !== 1) failed++;
       for (const until = performance.now() + everyMs; probing && performance.now() < until;) {
         await sleep(Math.min(1000, until - performance.now()));
       }
@@ -825,6 +832,7 @@ function driveProbes(url: string, everyMs: number): { probes(): number; stop(): 
   })();
   return {
     probes: () => probes,
+    failed: () => failed,
     stop: async () => {
       probing = false;
       await done;
@@ -868,19 +876,7 @@ async function defaultSchedule(): Promise<void> {
   // only to the reference's in the same run.
   const blackbox = await startBlackbox();
   const probeUrl = blackboxProbeUrl(blackbox, `${simulator}/env/blackbox/ping`);
-  let probing = true;
-  let probes = 0;
-  let probesFailed = 0;
-  const driveBlackbox = (async () => {
-    while (probing) {
-      const text = await (await fetch(probeUrl)).text();
-      probes++;
-      if (metricValue(text, 'probe_success') !== 1) probesFailed++;
-      for (const until = performance.now() + 30_000; probing && performance.now() < until;) {
-        await sleep(Math.min(1000, until - performance.now()));
-      }
-    }
-  })();
+  const probing = driveProbes(probeUrl, 30_000);
   await sleep(IDLE_WARMUP_MS);
   await Promise.all(
     daemons.map((d) =>
@@ -894,14 +890,13 @@ async function defaultSchedule(): Promise<void> {
   await sleep(10_000);
   const warmupSeconds = (performance.now() - warmupStart) / 1000;
   const threads0 = pids.map(threadCpuMs);
-  const bb0 = { cpu: sumValues(threadCpuMs(blackbox.child.pid!)), probes };
+  const bb0 = { cpu: sumValues(threadCpuMs(blackbox.child.pid!)), probes: probing.probes() };
   const logsBefore = daemons.map((d) => d.daemon.logs.length);
   const window = sleep(seconds * 1000);
   const mem = await Promise.all(pids.map((pid) => watchMemory(pid, window)));
   const threads1 = pids.map(threadCpuMs);
-  const bb1 = { cpu: sumValues(threadCpuMs(blackbox.child.pid!)), probes };
-  probing = false;
-  await driveBlackbox;
+  const bb1 = { cpu: sumValues(threadCpuMs(blackbox.child.pid!)), probes: probing.probes() };
+  await probing.stop();
   line(
     `default schedule: ${seconds} s, 2 environments, 60 s pings, 5 min lifecycle, 15 min providers and coverage`,
   );
@@ -961,7 +956,7 @@ async function defaultSchedule(): Promise<void> {
   const bbPerProbe = bbCpu / Math.max(1, bbProbes);
   line(
     `blackbox_exporter in the same window: ${bbProbes} probes of the simulator's ping, one every ` +
-      `30 s (${probesFailed} failed in the whole run), CPU ${fmt(bbCpu)} ms, ` +
+      `30 s (${probing.failed()} failed in the whole run), CPU ${fmt(bbCpu)} ms, ` +
       `${fmt(bbPerProbe)} ms per probe; isa-monitor's CPU per run over ` +
       `blackbox_exporter's per probe: ` +
       daemons.map((d, i) => `${d.build} ${(perRun[i]! / bbPerProbe).toFixed(1)}×`).join(', ') +
