@@ -24,9 +24,11 @@ export interface MeasurementHost {
 export type MeasurementMode = 'worker' | 'inline';
 
 /** `--measurement.thread`: a mode, or `auto` to choose by the number of environments. */
-export type MeasurementThread = MeasurementMode | 'auto';
+export const MEASUREMENT_THREADS = ['auto', 'inline', 'worker'] as const satisfies readonly (
+  MeasurementMode | 'auto'
+)[];
 
-export const MEASUREMENT_THREADS: readonly MeasurementThread[] = ['auto', 'inline', 'worker'];
+export type MeasurementThread = (typeof MEASUREMENT_THREADS)[number];
 
 /**
  * Up to this many environments, `auto` measures on the main thread. What can stall that thread
