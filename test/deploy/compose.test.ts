@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { isDemoMode } from '../../src/config/index.js';
 import { REPO_ROOT, RULES_FILE } from '../../scripts/deploy/render.js';
+import { bytesOf } from '../support/memory-size.js';
 
 const COMPOSE_DIR = path.join(REPO_ROOT, 'deploy/compose');
 
@@ -312,13 +313,6 @@ describe('deploy/compose/locations.yaml', () => {
 });
 
 describe('the memory every isa-monitor service is given', () => {
-  /** Bytes of a Kubernetes quantity (`128Mi`) or a compose size (`128m`, which is MiB). */
-  const bytes = (size: string): number => {
-    const match = /^(\d+)(Mi|Gi|m|g)$/.exec(size);
-    if (!match) throw new Error(`unexpected size ${size}`);
-    const unit = match[2]!.startsWith('G') || match[2] === 'g' ? 1024 ** 3 : 1024 ** 2;
-    return Number(match[1]) * unit;
-  };
   const deployment = parse(
     readFileSync(path.join(REPO_ROOT, 'deploy/kubernetes/base/deployment.yaml'), 'utf8'),
   ) as {
@@ -336,8 +330,10 @@ describe('the memory every isa-monitor service is given', () => {
       const monitors = Object.entries(services).filter(([name]) => name.startsWith('isa-monitor'));
       expect(monitors.length).toBeGreaterThan(0);
       for (const [name, service] of monitors) {
-        expect(bytes(service.mem_reservation ?? ''), name).toBe(bytes(resources.requests.memory));
-        expect(bytes(service.mem_limit ?? ''), name).toBe(bytes(resources.limits.memory));
+        expect(bytesOf(service.mem_reservation ?? ''), name).toBe(
+          bytesOf(resources.requests.memory),
+        );
+        expect(bytesOf(service.mem_limit ?? ''), name).toBe(bytesOf(resources.limits.memory));
       }
     },
   );

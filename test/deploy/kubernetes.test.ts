@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { DASHBOARDS_DIR, REPO_ROOT, RULES_FILE } from '../../scripts/deploy/render.js';
 import { KUBERNETES_DIR, build, find, type K8sObject } from './manifests.js';
 import { CHECK_LIST } from '../../src/checks/index.js';
+import { bytesOf } from '../support/memory-size.js';
 
 const BASE = path.join(KUBERNETES_DIR, 'base');
 const PRODUCTION = path.join(KUBERNETES_DIR, 'overlays/production');
@@ -112,13 +113,6 @@ function mountOf(d: DeploymentShape, volume: string): string {
   if (!m) throw new Error(`volume ${volume} is not mounted`);
   return m.mountPath;
 }
-/** Memory quantities like 128Mi / 1Gi in bytes. */
-function bytes(q: string): number {
-  const m = /^(\d+)(Ki|Mi|Gi)?$/.exec(q);
-  if (!m) throw new Error(`unexpected quantity ${q}`);
-  const unit: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, '': 1 };
-  return Number(m[1]) * (unit[m[2] ?? ''] ?? Number.NaN);
-}
 
 /** The monitor's configuration as the pod sees it: files resolved through the volumes. */
 function loadMountedConfig(objects: K8sObject[]) {
@@ -214,8 +208,8 @@ describe.each(Object.entries(KUSTOMIZATIONS))('kustomization %s', (_name, dir) =
   it('requests no more than it limits', () => {
     const r = container(deploymentOf(objects)).resources;
     expect(r?.requests?.['cpu']).toBeDefined();
-    expect(bytes(r?.requests?.['memory'] ?? '')).toBeLessThanOrEqual(
-      bytes(r?.limits?.['memory'] ?? ''),
+    expect(bytesOf(r?.requests?.['memory'] ?? '')).toBeLessThanOrEqual(
+      bytesOf(r?.limits?.['memory'] ?? ''),
     );
   });
 
