@@ -744,20 +744,13 @@ async function pingSchedule(): Promise<void> {
       })),
     ),
   );
-  const blackbox = await startBlackbox();
-  const probeUrl = blackboxProbeUrl(blackbox, `${target}/isa/blackbox/ping`);
-  const probing = driveProbes(probeUrl, 30_000);
   // A first ping compiles what every later one runs (undici's parser among it): the window starts
-  // once each environment has pinged, as the default mode's does, and after the memory reducer.
-  await sleep(IDLE_WARMUP_MS);
-  await Promise.all(
-    daemons.map((d) =>
-      firstRuns(
-        d.daemon.logs,
-        ['sandbox', 'production'].map((name) => pathOf(d.build, name)),
-        ['ping'],
-      ),
-    ),
+  // once each environment has pinged, as the default mode's does.
+  const { blackbox, probing } = await probeBesideUntilWarm(
+    daemons,
+    `${target}/isa/blackbox/ping`,
+    pathOf,
+    ['ping'],
   );
   await sleep(5_000);
   await targetRecords(target, true);
@@ -807,6 +800,35 @@ async function pingSchedule(): Promise<void> {
     rssSteadyMiB: mem[i]!.steady,
     rssPeakMiB: mem[i]!.peak,
   }));
+}
+
+/**
+ * blackbox_exporter beside the daemons, asked to probe `target` every 30 s (the rate of two
+ * environments pinged every 60 s), and the wait until each daemon's sandbox and production have run
+ * `checks` once, and the memory reducer's collections after start-up are over.
+ */
+async function probeBesideUntilWarm(
+  daemons: Array<{ build: string; daemon: Daemon }>,
+  target: string,
+  environment: (build: string, name: string) => string,
+  checks: readonly string[] = DEFAULT_CHECKS,
+): Promise<{
+  blackbox: { child: ChildProcess; url: string };
+  probing: ReturnType<typeof driveProbes>;
+}> {
+  const blackbox = await startBlackbox();
+  const probing = driveProbes(blackboxProbeUrl(blackbox, target), 30_000);
+  await sleep(IDLE_WARMUP_MS);
+  await Promise.all(
+    daemons.map((d) =>
+      firstRuns(
+        d.daemon.logs,
+        ['sandbox', 'production'].map((name) => environment(d.build, name)),
+        checks,
+      ),
+    ),
+  );
+  return { blackbox, probing };
 }
 
 /**
@@ -874,17 +896,10 @@ async function defaultSchedule(): Promise<void> {
   // 60 s would, 30 s apart: CPU a probe costs at this spacing, on this machine, in this run. Code
   // that runs once a minute runs cold (caches, tiering), so a figure from one day is comparable
   // only to the reference's in the same run.
-  const blackbox = await startBlackbox();
-  const probeUrl = blackboxProbeUrl(blackbox, `${simulator}/env/blackbox/ping`);
-  const probing = driveProbes(probeUrl, 30_000);
-  await sleep(IDLE_WARMUP_MS);
-  await Promise.all(
-    daemons.map((d) =>
-      firstRuns(
-        d.daemon.logs,
-        ['sandbox', 'production'].map((name) => `${prefix(d.build)}${name}`),
-      ),
-    ),
+  const { blackbox, probing } = await probeBesideUntilWarm(
+    daemons,
+    `${simulator}/env/blackbox/ping`,
+    (build, name) => `${prefix(build)}${name}`,
   );
   // The last first run's own work (its log line, the sweep after it) ends within a few seconds.
   await sleep(10_000);
